@@ -284,7 +284,6 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
-
 // A fresh engine (a restarted controller, a new leader) decides from the
 // persisted annotations only: it restarts nothing when no config changed,
 // and exactly the users of a config edited while no controller ran.
