@@ -159,6 +159,7 @@ type encoder struct {
 	slabs   map[reflect.Type]*slab
 	keys    map[reflect.Type]reflect.Value
 	iter    reflect.MapIter
+	sorter  entrySorter
 	num     [72]byte
 }
 
@@ -221,7 +222,7 @@ func (e *encoder) stars(n int) {
 	}
 }
 
-func (e *encoder) int(x int64)  { e.bytes(strconv.AppendInt(e.num[:0], x, 10)) }
+func (e *encoder) int(x int64)   { e.bytes(strconv.AppendInt(e.num[:0], x, 10)) }
 func (e *encoder) uint(x uint64) { e.bytes(strconv.AppendUint(e.num[:0], x, 10)) }
 
 func (e *encoder) bool(b bool) {
@@ -484,6 +485,31 @@ func (s *entrySorter) Less(i, j int) bool {
 	return s.ents[i].n < s.ents[j].n
 }
 
+// sortEntries sorts map entries by key: insertion sort for the small maps
+// of pod templates, sort.Sort beyond. Keys are distinct, so the order is
+// total and the same whichever algorithm spew uses.
+func (e *encoder) sortEntries(ents []mapEntry, isStr bool) {
+	if len(ents) <= 16 {
+		for i := 1; i < len(ents); i++ {
+			for j := i; j > 0; j-- {
+				a, b := &ents[j-1], &ents[j]
+				less := b.n < a.n
+				if isStr {
+					less = b.s < a.s
+				}
+				if !less {
+					break
+				}
+				*a, *b = *b, *a
+			}
+		}
+		return
+	}
+	e.sorter = entrySorter{ents: ents, str: isStr}
+	sort.Sort(&e.sorter)
+	e.sorter = entrySorter{}
+}
+
 func (e *encoder) keyScratch(t reflect.Type) reflect.Value {
 	if e.keys == nil {
 		e.keys = map[reflect.Type]reflect.Value{}
@@ -545,8 +571,7 @@ func (e *encoder) mapping(v reflect.Value, ti *typeInfo) {
 		}
 		e.iter.Reset(reflect.Value{})
 		vals := sl.vals
-		sorter := entrySorter{ents: e.entries[base:], str: isStr}
-		sort.Sort(&sorter)
+		e.sortEntries(e.entries[base:], isStr)
 
 		for j := base; j < base+n; j++ {
 			if j > base {
