@@ -53,6 +53,7 @@ var hashCases = []hashCase{
 	{"empty template, collisionCount -1", emptyTemplate, ptrTo[int32](-1), "6865669fbd"},
 	{"nginx", nginxTemplate, nil, "676586b8f6"},
 	{"nginx, collisionCount 0", nginxTemplate, ptrTo[int32](0), "795ff46b96"},
+	{"nginx, collisionCount 1", nginxTemplate, ptrTo[int32](1), "cf59fccdf"},
 	{"nginx, collisionCount 7", nginxTemplate, ptrTo[int32](7), "5f9768465f"},
 	{"nginx, empty annotations", func() *corev1.PodTemplateSpec {
 		t := nginxTemplate()
