@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash"
 	"maps"
 	"slices"
 
@@ -45,27 +44,35 @@ func (a ChecksumAlgorithm) String() string {
 
 const framedDomain = "deploymath.io/restart checksum v1\x00"
 
-func writeLen(h hash.Hash, n int) {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(n))
-	h.Write(b[:])
-}
-
-func framedSection[V ~string | ~[]byte](h hash.Hash, tag byte, m map[string]V) {
-	h.Write([]byte{tag})
-	writeLen(h, len(m))
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		v := m[k]
-		writeLen(h, len(k))
-		h.Write([]byte(k))
-		writeLen(h, len(v))
-		h.Write([]byte(v))
+// framedSection appends tag, the pair count and every pair (sorted by key)
+// as length-prefixed key and value.
+func framedSection[V ~string | ~[]byte](buf []byte, tag byte, m map[string]V) []byte {
+	buf = append(buf, tag)
+	buf = binary.BigEndian.AppendUint64(buf, uint64(len(m)))
+	if len(m) == 0 {
+		return buf
 	}
+	keys := make([]string, 0, len(m))
+	size := 0
+	for k, v := range m {
+		keys = append(keys, k)
+		size += 16 + len(k) + len(v)
+	}
+	slices.Sort(keys)
+	buf = slices.Grow(buf, size)
+	for _, k := range keys {
+		v := m[k]
+		buf = binary.BigEndian.AppendUint64(buf, uint64(len(k)))
+		buf = append(buf, k...)
+		buf = binary.BigEndian.AppendUint64(buf, uint64(len(v)))
+		buf = append(buf, v...)
+	}
+	return buf
 }
 
-func sum16(h hash.Hash) string {
-	var buf [sha256.Size]byte
-	return hex.EncodeToString(h.Sum(buf[:0])[:8])
+func sum16(buf []byte) string {
+	s := sha256.Sum256(buf)
+	return hex.EncodeToString(s[:8])
 }
 
 // ChecksumConfigMap returns the [ChecksumFramed] checksum of a ConfigMap: 16
@@ -73,17 +80,17 @@ func sum16(h hash.Hash) string {
 // unaffected by metadata. A nil and an empty map give the same checksum; a nil
 // ConfigMap is treated as one without data.
 func ChecksumConfigMap(cm *corev1.ConfigMap) string {
-	h := sha256.New()
-	h.Write([]byte(framedDomain))
-	h.Write([]byte("configmap\x00"))
 	var data map[string]string
 	var bin map[string][]byte
 	if cm != nil {
 		data, bin = cm.Data, cm.BinaryData
 	}
-	framedSection(h, 'd', data)
-	framedSection(h, 'b', bin)
-	return sum16(h)
+	buf := make([]byte, 0, 64)
+	buf = append(buf, framedDomain...)
+	buf = append(buf, "configmap\x00"...)
+	buf = framedSection(buf, 'd', data)
+	buf = framedSection(buf, 'b', bin)
+	return sum16(buf)
 }
 
 // ChecksumSecret returns the [ChecksumFramed] checksum of a Secret: 16 hex
@@ -92,11 +99,11 @@ func ChecksumConfigMap(cm *corev1.ConfigMap) string {
 // way, so a manifest and the stored object have the same checksum. Type and
 // metadata are ignored. A nil Secret is treated as one without data.
 func ChecksumSecret(s *corev1.Secret) string {
-	h := sha256.New()
-	h.Write([]byte(framedDomain))
-	h.Write([]byte("secret\x00"))
-	framedSection(h, 's', secretData(s))
-	return sum16(h)
+	buf := make([]byte, 0, 64)
+	buf = append(buf, framedDomain...)
+	buf = append(buf, "secret\x00"...)
+	buf = framedSection(buf, 's', secretData(s))
+	return sum16(buf)
 }
 
 // secretData returns data merged with stringData; without stringData it is
