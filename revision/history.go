@@ -278,4 +278,3 @@ func findRevision(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, toRevision int
 	}
 	return previous, previousRev, nil
 }
-

@@ -380,8 +380,8 @@ func TestAppendHistory(t *testing.T) {
 		{"1,2", "3", 5, "1,2,3", true},
 		{"1,2,3", "4", 5, "2,3,4", true},
 		{"11,12", "13", 5, "12,13", true},
-		{"1", "123456", 5, "1", false},     // cannot fit even alone
-		{"1", "12345", 5, "12345", true},   // fits once everything is dropped
+		{"1", "123456", 5, "1", false},      // cannot fit even alone
+		{"1", "12345", 5, "12345", true},    // fits once everything is dropped
 		{"", "1234567", 5, "1234567", true}, // empty history: no length check, like upstream
 		{"1,2", "3", 0, "1,2", false},
 	}
