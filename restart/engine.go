@@ -128,25 +128,25 @@ func (e *Engine) Observe(obj runtime.Object, now time.Time) error {
 // Forget records a deleted object (unwrap informer tombstones first). The
 // types are those of [Engine.Observe].
 func (e *Engine) Forget(obj runtime.Object) error {
-	m := objectMeta(obj)
 	switch o := obj.(type) {
 	case *corev1.ConfigMap:
 		if o == nil {
 			return fmt.Errorf("%T: nil object", obj)
 		}
-		e.ForgetConfig(KindConfigMap, m.Namespace, m.Name)
+		e.ForgetConfig(KindConfigMap, o.Namespace, o.Name)
 		return nil
 	case *corev1.Secret:
 		if o == nil {
 			return fmt.Errorf("%T: nil object", obj)
 		}
-		e.ForgetConfig(KindSecret, m.Namespace, m.Name)
+		e.ForgetConfig(KindSecret, o.Namespace, o.Name)
 		return nil
 	}
-	_, kind, err := PodTemplate(obj)
+	_, kind, err := PodTemplate(obj) // rejects nil and unsupported objects
 	if err != nil {
 		return err
 	}
+	m := objectMeta(obj)
 	e.ForgetWorkload(kind, m.Namespace, m.Name)
 	return nil
 }

@@ -590,6 +590,10 @@ func TestInvalidInput(t *testing.T) {
 		{"nil deployment", e.Observe(nilDep, t0)},
 		{"nil configmap", e.Observe((*corev1.ConfigMap)(nil), t0)},
 		{"forget pod", e.Forget(&corev1.Pod{})},
+		{"forget nil configmap", e.Forget((*corev1.ConfigMap)(nil))},
+		{"forget nil secret", e.Forget((*corev1.Secret)(nil))},
+		{"forget nil daemonset", e.Forget((*appsv1.DaemonSet)(nil))},
+		{"observe nil", e.Observe(nil, t0)},
 		{"config without checksum", e.ObserveConfig(restart.Config{Kind: restart.KindSecret, Name: "x"}, t0)},
 		{"config with bad kind", e.ObserveConfig(restart.Config{Kind: "Secret", Name: "x", Checksum: "1"}, t0)},
 		{"workload with bad kind", e.ObserveWorkload(restart.Workload{Kind: "Deployment", Name: "x"}, t0)},
@@ -667,4 +671,26 @@ func must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+func FuzzParseChecksums(f *testing.F) {
+	for _, s := range []string{"", "null", "{}", `{"configmap/a/b":"0123456789abcdef"}`, "NOT JSON", `{"a":1}`, `[1]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := restart.ParseChecksums("k", s)
+		if m == nil {
+			t.Fatal("nil map")
+		}
+		if err != nil {
+			if len(m) != 0 {
+				t.Fatalf("error with a non-empty map: %v", m)
+			}
+			return
+		}
+		back, err := restart.ParseChecksums("k", restart.FormatChecksums(m))
+		if err != nil || !cmp.Equal(m, back) {
+			t.Fatalf("round trip: %v → %v (%v)", m, back, err)
+		}
+	})
 }
