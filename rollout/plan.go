@@ -1,10 +1,205 @@
 package rollout
 
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
 // Plan computes what one sync of upstream's Deployment controller does for
 // the snapshot, with the default [Options] (exact upstream behaviour).
+//
+// It returns an error only for invalid input (a nil Deployment, a
+// Deployment that is not defaulted or fails validation); the error names the
+// offending field. A Deployment that cannot make progress is not an error:
+// the Result says so with conditions and events.
 func Plan(s Snapshot) (*Result, error) { return PlanWith(s, Options{}) }
 
 // PlanWith is [Plan] with options.
 func PlanWith(s Snapshot, o Options) (*Result, error) {
-	return &Result{}, nil // TODO(lead): being implemented
+	if s.Deployment == nil {
+		return nil, errors.New("deployment: must not be nil")
+	}
+	for i, rs := range s.ReplicaSets {
+		if rs == nil {
+			return nil, fmt.Errorf("replicaSets[%d]: must not be nil", i)
+		}
+	}
+	d := s.Deployment.DeepCopy()
+	w := newWorld(s, o)
+
+	// A selector that selects everything is refused before anything else,
+	// even before validation: upstream only records observedGeneration.
+	everything := metav1.LabelSelector{}
+	if reflect.DeepEqual(d.Spec.Selector, &everything) {
+		w.warning("SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
+		if d.Status.ObservedGeneration < d.Generation {
+			d.Status.ObservedGeneration = d.Generation
+			// Upstream ignores the error of this write.
+			_ = w.writeDeployment(d, true, fmt.Sprintf("selector selects everything: only observedGeneration is recorded (%d)", d.Generation))
+		}
+		return w.finish(nil), nil
+	}
+	if err := Validate(d); err != nil {
+		return nil, err
+	}
+	for i, rs := range s.ReplicaSets {
+		if err := validateReplicaSet(rs); err != nil {
+			return nil, fmt.Errorf("replicaSets[%d] (%s): %w", i, rs.Name, err)
+		}
+	}
+
+	p := &planner{w: w, d: d}
+	err := p.sync()
+	return w.finish(err), nil
+}
+
+// finish turns the error a sync ended with into the Result's Stop and
+// Requeue, as upstream's handleErr does.
+func (w *world) finish(err error) *Result {
+	w.res.Status = w.status
+	if err != nil {
+		w.res.Stop = err.Error()
+		w.res.Requeue = Requeue{RateLimited: true}
+	}
+	return w.res
+}
+
+// planner follows upstream's syncDeployment step by step.
+type planner struct {
+	w *world
+	// d is the working copy of the Deployment. Like upstream, the sync
+	// changes it in memory (revision annotation, conditions) and writes it.
+	d *appsv1.Deployment
+	// rsList is the claimed ReplicaSets and podMap their pods by RS UID.
+	rsList []*appsv1.ReplicaSet
+}
+
+func (p *planner) sync() error {
+	rsList, err := p.claimReplicaSets()
+	if err != nil {
+		return err
+	}
+	p.rsList = rsList
+
+	if p.d.DeletionTimestamp != nil {
+		return p.syncStatusOnly()
+	}
+	if err := p.checkPausedConditions(); err != nil {
+		return err
+	}
+	if p.d.Spec.Paused {
+		return p.syncScale()
+	}
+	if rollbackTo, ok := rollbackRevision(p.d); ok {
+		return p.rollback(rollbackTo)
+	}
+	scaling, err := p.isScalingEvent()
+	if err != nil {
+		return err
+	}
+	if scaling {
+		return p.syncScale()
+	}
+	switch p.d.Spec.Strategy.Type {
+	case appsv1.RecreateDeploymentStrategyType:
+		return p.rolloutRecreate()
+	case appsv1.RollingUpdateDeploymentStrategyType:
+		return p.rolloutRolling()
+	}
+	// Validate rejects other types; keep the upstream error for completeness.
+	return fmt.Errorf("unexpected deployment strategy type: %s", p.d.Spec.Strategy.Type)
+}
+
+// checkPausedConditions records pausing and resuming in the Progressing
+// condition so that a paused Deployment never times out.
+func (p *planner) checkPausedConditions() error {
+	d := p.d
+	if !hasProgressDeadline(d) {
+		return nil
+	}
+	cond := getCondition(d.Status, appsv1.DeploymentProgressing)
+	if cond != nil && cond.Reason == TimedOutReason {
+		return nil
+	}
+	pausedCondExists := cond != nil && cond.Reason == PausedDeployReason
+	var why string
+	switch {
+	case d.Spec.Paused && !pausedCondExists:
+		setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, PausedDeployReason, "Deployment is paused", p.w.snap.Now))
+		why = "the deployment is paused: Progressing=Unknown DeploymentPaused"
+	case !d.Spec.Paused && pausedCondExists:
+		setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, ResumedDeployReason, "Deployment is resumed", p.w.snap.Now))
+		why = "the deployment is resumed: Progressing=Unknown DeploymentResumed"
+	default:
+		return nil
+	}
+	return p.w.writeDeployment(d, true, why)
+}
+
+// syncStatusOnly is the sync of a Deployment being deleted.
+func (p *planner) syncStatusOnly() error {
+	newRS, oldRSs, err := p.getAllReplicaSetsAndSyncRevision(false)
+	if err != nil {
+		return err
+	}
+	return p.syncDeploymentStatus(appendRS(oldRSs, newRS), newRS)
+}
+
+// syncScale is upstream's sync: scaling events and paused Deployments.
+func (p *planner) syncScale() error {
+	newRS, oldRSs, err := p.getAllReplicaSetsAndSyncRevision(false)
+	if err != nil {
+		return err
+	}
+	if err := p.scale(newRS, oldRSs); err != nil {
+		return err
+	}
+	if _, rollingBack := rollbackRevision(p.d); p.d.Spec.Paused && !rollingBack {
+		if err := p.cleanupDeployment(oldRSs); err != nil {
+			return err
+		}
+	}
+	return p.syncDeploymentStatus(appendRS(oldRSs, newRS), newRS)
+}
+
+// isScalingEvent reports whether an active ReplicaSet records a desired
+// size different from spec.replicas. Like upstream it syncs the new
+// ReplicaSet's revision on the way, which may write.
+func (p *planner) isScalingEvent() (bool, error) {
+	newRS, oldRSs, err := p.getAllReplicaSetsAndSyncRevision(false)
+	if err != nil {
+		return false, err
+	}
+	for _, rs := range filterActive(appendRS(oldRSs, newRS)) {
+		desired, ok := desiredReplicas(rs)
+		if !ok {
+			continue
+		}
+		if desired != *p.d.Spec.Replicas {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// syncDeploymentStatus writes the calculated status if it changed.
+func (p *planner) syncDeploymentStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) error {
+	newStatus := p.calculateStatus(allRSs, newRS)
+	if reflect.DeepEqual(p.d.Status, newStatus) {
+		return nil
+	}
+	why := describeStatusChange(p.d.Status, newStatus)
+	p.d.Status = newStatus
+	return p.w.writeDeployment(p.d, true, why)
+}
+
+func appendRS(old []*appsv1.ReplicaSet, rs *appsv1.ReplicaSet) []*appsv1.ReplicaSet {
+	out := make([]*appsv1.ReplicaSet, 0, len(old)+1)
+	out = append(out, old...)
+	return append(out, rs)
 }

@@ -66,6 +66,11 @@ type Result struct {
 	Status appsv1.DeploymentStatus
 	// Requeue says when to sync the Deployment again even if nothing changes.
 	Requeue Requeue
+	// Notes explain decisions that wrote nothing, in numbers: why old
+	// ReplicaSets were not scaled down, why Recreate waits, and so on.
+	// Together with each action's Why they answer "why is my rollout
+	// stuck?". See [Result.Explain].
+	Notes []string
 	// Stop explains why the sync ended early with an error upstream would
 	// return (for example a write that would conflict because upstream sends
 	// a stale object, or a pod-template-hash collision). Empty when the sync

@@ -1,0 +1,115 @@
+package rollout
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/deploymath/deploymath/fencepost"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// Default returns a copy of d with the apps/v1 defaults the API server
+// applies: replicas 1, strategy RollingUpdate with maxSurge and
+// maxUnavailable 25%, revisionHistoryLimit 10, progressDeadlineSeconds 600.
+// Fields already set are kept. A nil d gives nil.
+func Default(d *appsv1.Deployment) *appsv1.Deployment {
+	if d == nil {
+		return nil
+	}
+	out := d.DeepCopy()
+	spec := &out.Spec
+	if spec.Replicas == nil {
+		spec.Replicas = ptr(int32(1))
+	}
+	if spec.Strategy.Type == "" {
+		spec.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
+	}
+	if spec.Strategy.Type == appsv1.RollingUpdateDeploymentStrategyType {
+		if spec.Strategy.RollingUpdate == nil {
+			spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{}
+		}
+		if spec.Strategy.RollingUpdate.MaxUnavailable == nil {
+			v := intstr.FromString("25%")
+			spec.Strategy.RollingUpdate.MaxUnavailable = &v
+		}
+		if spec.Strategy.RollingUpdate.MaxSurge == nil {
+			v := intstr.FromString("25%")
+			spec.Strategy.RollingUpdate.MaxSurge = &v
+		}
+	}
+	if spec.RevisionHistoryLimit == nil {
+		spec.RevisionHistoryLimit = ptr(int32(10))
+	}
+	if spec.ProgressDeadlineSeconds == nil {
+		spec.ProgressDeadlineSeconds = ptr(int32(600))
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Validate reports every problem of d that would stop [Plan], each naming
+// its field: a missing or unparsable selector, a selector that does not
+// select the template's labels, missing or negative replicas, an invalid
+// strategy (see [fencepost.Validate]), negative revisionHistoryLimit,
+// minReadySeconds or progressDeadlineSeconds, and a progress deadline not
+// greater than minReadySeconds. The problems are joined with [errors.Join].
+func Validate(d *appsv1.Deployment) error {
+	if d == nil {
+		return errors.New("deployment: must not be nil")
+	}
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{field}, args...)...))
+	}
+	spec := &d.Spec
+	switch sel := spec.Selector; {
+	case sel == nil:
+		bad("spec.selector", "required value")
+	case len(sel.MatchLabels)+len(sel.MatchExpressions) == 0:
+		bad("spec.selector", "empty selector is invalid for deployment")
+	default:
+		selector, err := metav1.LabelSelectorAsSelector(sel)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("spec.selector: invalid value: %w", err))
+		} else if !selector.Matches(labels.Set(spec.Template.Labels)) {
+			bad("spec.template.metadata.labels", "invalid value %v: `selector` does not match template `labels`", labels.Set(spec.Template.Labels))
+		}
+	}
+	if err := fencepost.Validate(d); err != nil {
+		errs = append(errs, err)
+	}
+	if v := spec.RevisionHistoryLimit; v != nil && *v < 0 {
+		bad("spec.revisionHistoryLimit", "invalid value %d: must be greater than or equal to 0", *v)
+	}
+	if spec.MinReadySeconds < 0 {
+		bad("spec.minReadySeconds", "invalid value %d: must be greater than or equal to 0", spec.MinReadySeconds)
+	}
+	if v := spec.ProgressDeadlineSeconds; v != nil {
+		if *v < 0 {
+			bad("spec.progressDeadlineSeconds", "invalid value %d: must be greater than or equal to 0", *v)
+		} else if *v <= spec.MinReadySeconds {
+			bad("spec.progressDeadlineSeconds", "invalid value %d: must be greater than minReadySeconds", *v)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// validateReplicaSet checks what the planner dereferences in a ReplicaSet.
+func validateReplicaSet(rs *appsv1.ReplicaSet) error {
+	if rs.Spec.Replicas == nil {
+		return errors.New("spec.replicas: required value")
+	}
+	if *rs.Spec.Replicas < 0 {
+		return fmt.Errorf("spec.replicas: invalid value %d: must be greater than or equal to 0", *rs.Spec.Replicas)
+	}
+	if rs.Spec.Selector != nil {
+		if _, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector); err != nil {
+			return fmt.Errorf("spec.selector: invalid value: %w", err)
+		}
+	}
+	return nil
+}

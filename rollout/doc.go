@@ -1,0 +1,57 @@
+// Package rollout is the Kubernetes Deployment controller's sync as a pure
+// function: a [Snapshot] (the Deployment, the ReplicaSets of its namespace,
+// their pods and the current instant) goes in, a [Result] (the API writes,
+// events, new status and when to sync again) comes out. Nothing is read from
+// a client or a clock and nothing is written: the caller applies the result.
+// The same snapshot always gives the same result.
+//
+// One call of [Plan] reproduces one call of syncDeployment in the upstream
+// controller of Kubernetes v1.37 (pkg/controller/deployment), with its exact
+// order of steps, its early returns, its arithmetic, and its event and
+// condition strings. Iterating plan → apply → plan therefore walks through
+// the same sequence of states a cluster goes through.
+//
+// # Order of one sync
+//
+//  1. A selector that selects everything: a SelectingAll warning, only
+//     observedGeneration is recorded.
+//  2. Claim ReplicaSets: adopt matching orphans, release owned ones that no
+//     longer match ([AdoptReplicaSet], [ReleaseReplicaSet]).
+//  3. A Deployment being deleted: status only.
+//  4. Paused and resumed conditions (Progressing=Unknown).
+//  5. Paused: scale and clean up, nothing else.
+//  6. The legacy rollback annotation deprecated.deployment.rollback.to:
+//     roll the template back ([UpdateDeployment]).
+//  7. A scaling event (an active ReplicaSet whose desired-replicas
+//     annotation differs from spec.replicas): proportional scaling.
+//  8. The rollout: RollingUpdate or Recreate, then cleanup beyond
+//     revisionHistoryLimit and the rollout status.
+//
+// # Writes, conflicts and requeues
+//
+// Upstream sometimes writes an object it read at the start of the sync
+// after it has already written that object once (most often: the Deployment
+// status after recording the new revision). A real API server refuses such
+// a write with a conflict, the sync returns an error and the Deployment is
+// requeued with rate limiting. [Plan] reproduces this: the plan ends at the
+// write that would conflict, [Result.Stop] says so and [Result.Requeue] asks
+// for a rate-limited requeue. Every action carries the resourceVersion
+// upstream would send, so a caller that applies actions with optimistic
+// concurrency sees the same thing.
+//
+// # Explaining decisions
+//
+// Every action carries the reason it was planned, in numbers, and
+// [Result.Notes] records the decisions that wrote nothing (for example why
+// old ReplicaSets were not scaled down). [Result.Explain] renders it all,
+// which answers "why is my rollout stuck?".
+//
+// # Input
+//
+// The Deployment must be defaulted ([Default]) and valid ([Validate]); Plan
+// returns an error naming the field otherwise, and never panics. Objects may
+// come straight from informer caches: Plan never modifies its input.
+//
+// [Apply] applies a result to a snapshot the way an API server would, for
+// tests and simulations.
+package rollout

@@ -1,0 +1,234 @@
+package rollout
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deploymath/deploymath/hashing"
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestPlanCreatesFirstReplicaSet(t *testing.T) {
+	d := testDeployment(3, "25%", "25%")
+	r, err := Plan(Snapshot{Deployment: d, Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := hashing.PodTemplateHash(&d.Spec.Template, nil)
+	name := "web-" + hash
+	if len(r.Actions) != 2 {
+		t.Fatalf("want create + status update, got:\n%s", r.Explain())
+	}
+	c, ok := r.Actions[0].(CreateReplicaSet)
+	if !ok {
+		t.Fatalf("action 1 = %T, want CreateReplicaSet", r.Actions[0])
+	}
+	rs := c.ReplicaSet
+	if rs.Name != name || *rs.Spec.Replicas != 3 || rs.Spec.MinReadySeconds != 0 {
+		t.Errorf("created %s with %d replicas, want %s with 3", rs.Name, *rs.Spec.Replicas, name)
+	}
+	wantAnn := map[string]string{
+		"deployment.kubernetes.io/revision":         "1",
+		"deployment.kubernetes.io/desired-replicas": "3",
+		"deployment.kubernetes.io/max-replicas":     "4",
+	}
+	if diff := cmp.Diff(wantAnn, rs.Annotations); diff != "" {
+		t.Errorf("annotations (-want +got):\n%s", diff)
+	}
+	if rs.Labels["pod-template-hash"] != hash || rs.Spec.Selector.MatchLabels["pod-template-hash"] != hash || rs.Spec.Template.Labels["pod-template-hash"] != hash {
+		t.Errorf("hash label missing from labels, selector or template: %v %v %v", rs.Labels, rs.Spec.Selector, rs.Spec.Template.Labels)
+	}
+	if ref := metav1.GetControllerOf(rs); ref == nil || ref.UID != d.UID || ref.Kind != "Deployment" || ref.APIVersion != "apps/v1" {
+		t.Errorf("owner reference = %+v", ref)
+	}
+	wantEvents := []Event{{Type: "Normal", Reason: "ScalingReplicaSet", Message: "Scaled up replica set " + name + " from 0 to 3"}}
+	if diff := cmp.Diff(wantEvents, r.Events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	st, ok := r.Actions[1].(UpdateDeploymentStatus)
+	if !ok {
+		t.Fatalf("action 2 = %T, want UpdateDeploymentStatus", r.Actions[1])
+	}
+	if st.Deployment.Annotations["deployment.kubernetes.io/revision"] != "1" {
+		t.Errorf("deployment revision annotation = %q, want 1", st.Deployment.Annotations["deployment.kubernetes.io/revision"])
+	}
+	if st.Deployment.ResourceVersion != d.ResourceVersion {
+		t.Errorf("status write sends resourceVersion %q, want the snapshot's %q", st.Deployment.ResourceVersion, d.ResourceVersion)
+	}
+	cond := getCondition(st.Deployment.Status, appsv1.DeploymentProgressing)
+	want := &appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetCreated",
+		Message: `Created new replica set "` + name + `"`, LastUpdateTime: metav1.NewTime(t0), LastTransitionTime: metav1.NewTime(t0)}
+	if diff := cmp.Diff(want, cond); diff != "" {
+		t.Errorf("Progressing (-want +got):\n%s", diff)
+	}
+	// Upstream then writes the rollout status with the Deployment it read at
+	// the start of the sync: the API server refuses the stale object.
+	if !strings.Contains(r.Stop, "conflict") || !r.Requeue.RateLimited {
+		t.Errorf("want a conflict stop with rate-limited requeue, got Stop=%q Requeue=%+v", r.Stop, r.Requeue)
+	}
+}
+
+// rollToEnd iterates plan → apply → settle until a sync plans nothing, and
+// returns the ScalingReplicaSet messages in order.
+func rollToEnd(t *testing.T, s Snapshot) (Snapshot, []string) {
+	t.Helper()
+	var msgs []string
+	for i := 0; i < 100; i++ {
+		next, r := step(t, s)
+		for _, e := range r.Events {
+			msgs = append(msgs, e.Message)
+		}
+		if len(r.Actions) == 0 {
+			return next, msgs
+		}
+		s = settle(next)
+	}
+	t.Fatalf("no convergence after 100 syncs: %s", sizes(s))
+	return s, msgs
+}
+
+func TestRollingUpdateNginx(t *testing.T) {
+	d := testDeployment(3, "25%", "25%")
+	s, _ := rollToEnd(t, Snapshot{Deployment: d, Now: t0})
+	if len(s.ReplicaSets) != 1 {
+		t.Fatalf("want one replica set, got %s", sizes(s))
+	}
+	v1 := s.ReplicaSets[0].Name
+	s.Deployment = withImage(s.Deployment, "nginx:1.16.1")
+	s, msgs := rollToEnd(t, s)
+	v2 := "web-" + hashing.PodTemplateHash(&s.Deployment.Spec.Template, nil)
+	want := []string{
+		"Scaled up replica set " + v2 + " from 0 to 1",
+		"Scaled down replica set " + v1 + " from 3 to 2",
+		"Scaled up replica set " + v2 + " from 1 to 2",
+		"Scaled down replica set " + v1 + " from 2 to 1",
+		"Scaled up replica set " + v2 + " from 2 to 3",
+		"Scaled down replica set " + v1 + " from 1 to 0",
+	}
+	if diff := cmp.Diff(want, msgs); diff != "" {
+		t.Errorf("scaling sequence (-want +got):\n%s", diff)
+	}
+	st := s.Deployment.Status
+	if st.Replicas != 3 || st.UpdatedReplicas != 3 || st.AvailableReplicas != 3 || st.UnavailableReplicas != 0 || st.ObservedGeneration != 2 {
+		t.Errorf("final status = %+v", st)
+	}
+	if c := getCondition(st, appsv1.DeploymentProgressing); c == nil || c.Reason != NewRSAvailableReason ||
+		c.Message != `ReplicaSet "`+v2+`" has successfully progressed.` {
+		t.Errorf("Progressing = %+v", c)
+	}
+	if c := getCondition(st, appsv1.DeploymentAvailable); c == nil || c.Reason != MinimumReplicasAvailable || c.Status != corev1.ConditionTrue {
+		t.Errorf("Available = %+v", c)
+	}
+	if s.Deployment.Annotations["deployment.kubernetes.io/revision"] != "2" {
+		t.Errorf("revision = %q, want 2", s.Deployment.Annotations["deployment.kubernetes.io/revision"])
+	}
+}
+
+func TestRecreateWaitsForOldPods(t *testing.T) {
+	d := testDeployment(2, "25%", "25%")
+	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	s, _ := rollToEnd(t, Snapshot{Deployment: d, Now: t0})
+	old := s.ReplicaSets[0]
+	s.Deployment = withImage(s.Deployment, "nginx:1.16.1")
+
+	// Sync 1: only the old ReplicaSet goes to zero.
+	next, r := step(t, s)
+	if len(r.Events) != 1 || r.Events[0].Message != "Scaled down replica set "+old.Name+" from 2 to 0" {
+		t.Fatalf("events = %v", r.Events)
+	}
+	// The old ReplicaSet reports no replicas, but one pod is still running.
+	next = settle(next)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default",
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(old, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	next.Pods = []*corev1.Pod{pod}
+	_, r = step(t, next)
+	for _, a := range r.Actions {
+		if _, ok := a.(CreateReplicaSet); ok {
+			t.Fatalf("created the new replica set while an old pod runs:\n%s", r.Explain())
+		}
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "pod p is Running") {
+		t.Errorf("notes do not explain the wait: %q", r.Notes)
+	}
+	// Once the pod has terminated, the new ReplicaSet is created at full size.
+	pod = pod.DeepCopy()
+	pod.Status.Phase = corev1.PodSucceeded
+	next.Pods = []*corev1.Pod{pod}
+	_, r = step(t, next)
+	c, ok := r.Actions[0].(CreateReplicaSet)
+	if !ok || *c.ReplicaSet.Spec.Replicas != 2 {
+		t.Fatalf("want the new replica set created with 2 replicas:\n%s", r.Explain())
+	}
+}
+
+func TestPlanDoesNotMutateInput(t *testing.T) {
+	d := testDeployment(5, "1", "1")
+	old := testRS(d, "old", 1, 5, 5, t0.Add(-time.Hour))
+	s := Snapshot{Deployment: withImage(d, "nginx:2"), ReplicaSets: []*appsv1.ReplicaSet{old}, Now: t0}
+	before := Snapshot{Deployment: s.Deployment.DeepCopy(), ReplicaSets: []*appsv1.ReplicaSet{old.DeepCopy()}, Now: t0}
+	if _, err := Plan(s); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, s); diff != "" {
+		t.Errorf("Plan mutated its input (-before +after):\n%s", diff)
+	}
+}
+
+func TestPlanRejectsInvalidInput(t *testing.T) {
+	cases := map[string]struct {
+		edit  func(*appsv1.Deployment)
+		field string
+	}{
+		"nil replicas":      {func(d *appsv1.Deployment) { d.Spec.Replicas = nil }, "spec.replicas"},
+		"negative":          {func(d *appsv1.Deployment) { d.Spec.Replicas = ptr(int32(-1)) }, "spec.replicas"},
+		"nil selector":      {func(d *appsv1.Deployment) { d.Spec.Selector = nil }, "spec.selector"},
+		"selector mismatch": {func(d *appsv1.Deployment) { d.Spec.Template.Labels = map[string]string{"app": "other"} }, "spec.template.metadata.labels"},
+		"bad surge":         {func(d *appsv1.Deployment) { d.Spec.Strategy.RollingUpdate.MaxSurge = ptr(intstrString("12x")) }, "spec.strategy.rollingUpdate.maxSurge"},
+		"no strategy":       {func(d *appsv1.Deployment) { d.Spec.Strategy = appsv1.DeploymentStrategy{} }, "spec.strategy"},
+		"history limit":     {func(d *appsv1.Deployment) { d.Spec.RevisionHistoryLimit = ptr(int32(-3)) }, "spec.revisionHistoryLimit"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			d := testDeployment(3, "25%", "25%")
+			tc.edit(d)
+			r, err := Plan(Snapshot{Deployment: d, Now: t0})
+			if err == nil {
+				t.Fatalf("no error; plan:\n%s", r.Explain())
+			}
+			if !strings.Contains(err.Error(), tc.field) {
+				t.Errorf("error %q does not name %s", err, tc.field)
+			}
+		})
+	}
+	if _, err := Plan(Snapshot{}); err == nil {
+		t.Error("nil deployment: no error")
+	}
+	d := testDeployment(3, "25%", "25%")
+	rs := testRS(d, "x", 1, 1, 1, t0)
+	rs.Spec.Replicas = nil
+	if _, err := Plan(Snapshot{Deployment: d, ReplicaSets: []*appsv1.ReplicaSet{rs}, Now: t0}); err == nil || !strings.Contains(err.Error(), "replicaSets[0]") {
+		t.Errorf("RS without replicas: err = %v", err)
+	}
+}
+
+func TestSelectingAll(t *testing.T) {
+	d := testDeployment(3, "25%", "25%")
+	d.Spec.Selector = &metav1.LabelSelector{}
+	d.Generation = 4
+	r, err := Plan(Snapshot{Deployment: d, Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Event{{Type: "Warning", Reason: "SelectingAll", Message: "This deployment is selecting all pods. A non-empty selector is required."}}
+	if diff := cmp.Diff(want, r.Events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if len(r.Actions) != 1 || r.Status.ObservedGeneration != 4 {
+		t.Errorf("want only observedGeneration recorded:\n%s", r.Explain())
+	}
+}

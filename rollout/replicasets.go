@@ -1,0 +1,290 @@
+package rollout
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/deploymath/deploymath/fencepost"
+	"github.com/deploymath/deploymath/hashing"
+	"github.com/deploymath/deploymath/revision"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// compareByCreation orders ReplicaSets oldest first; ties by name, then UID.
+func compareByCreation(a, b *appsv1.ReplicaSet) int {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		if a.CreationTimestamp.Before(&b.CreationTimestamp) {
+			return -1
+		}
+		return 1
+	}
+	if a.Name != b.Name {
+		if a.Name < b.Name {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case a.UID < b.UID:
+		return -1
+	case a.UID > b.UID:
+		return 1
+	}
+	return 0
+}
+
+// sortedByCreation returns a copy of rss sorted oldest first.
+func sortedByCreation(rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
+	out := slices.Clone(rss)
+	slices.SortFunc(out, compareByCreation)
+	return out
+}
+
+// filterActive returns the non-nil ReplicaSets with spec.replicas > 0.
+func filterActive(rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
+	var out []*appsv1.ReplicaSet
+	for _, rs := range rss {
+		if rs != nil && *rs.Spec.Replicas > 0 {
+			out = append(out, rs)
+		}
+	}
+	return out
+}
+
+func sumSpec(rss []*appsv1.ReplicaSet) int32 {
+	var n int32
+	for _, rs := range rss {
+		if rs != nil {
+			n += *rs.Spec.Replicas
+		}
+	}
+	return n
+}
+
+func sumStatus(rss []*appsv1.ReplicaSet, f func(*appsv1.ReplicaSetStatus) int32) int32 {
+	var n int32
+	for _, rs := range rss {
+		if rs != nil {
+			n += f(&rs.Status)
+		}
+	}
+	return n
+}
+
+func statusReplicas(s *appsv1.ReplicaSetStatus) int32  { return s.Replicas }
+func statusReady(s *appsv1.ReplicaSetStatus) int32     { return s.ReadyReplicas }
+func statusAvailable(s *appsv1.ReplicaSetStatus) int32 { return s.AvailableReplicas }
+
+// findNewReplicaSet returns the oldest ReplicaSet whose template equals the
+// Deployment's, ignoring the pod-template-hash label.
+func findNewReplicaSet(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	for _, rs := range sortedByCreation(rsList) {
+		if hashing.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+			return rs
+		}
+	}
+	return nil
+}
+
+// findOldReplicaSets returns every ReplicaSet but the new one, in rsList's order.
+func findOldReplicaSets(rsList []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) []*appsv1.ReplicaSet {
+	var old []*appsv1.ReplicaSet
+	for _, rs := range rsList {
+		if newRS != nil && rs.UID == newRS.UID {
+			continue
+		}
+		old = append(old, rs)
+	}
+	return old
+}
+
+// getAllReplicaSetsAndSyncRevision returns the new ReplicaSet (creating it
+// when asked and missing) and all old ones, syncing the new one's revision
+// annotations and the Deployment's revision on the way.
+func (p *planner) getAllReplicaSetsAndSyncRevision(create bool) (*appsv1.ReplicaSet, []*appsv1.ReplicaSet, error) {
+	// Upstream sorts its list by creation time in place on the first look-up,
+	// so every later use sees that order.
+	p.rsList = sortedByCreation(p.rsList)
+	existing := findNewReplicaSet(p.d, p.rsList)
+	oldRSs := findOldReplicaSets(p.rsList, existing)
+	newRS, err := p.getNewReplicaSet(existing, oldRSs, create)
+	if err != nil {
+		return nil, nil, err
+	}
+	return newRS, oldRSs, nil
+}
+
+func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, error) {
+	d := p.d
+	maxOldRevision := revision.MaxRevision(oldRSs)
+	newRevision := strconv.FormatInt(maxOldRevision+1, 10)
+	maxSurge := fencepost.MaxSurge(d)
+
+	if existing != nil {
+		annotations, changed := revision.NewReplicaSetAnnotations(d, existing, newRevision, true, maxSurge)
+		minReadyChanged := existing.Spec.MinReadySeconds != d.Spec.MinReadySeconds
+		if changed || minReadyChanged {
+			why := describeRevisionSync(existing, annotations, d.Spec.MinReadySeconds, changed, minReadyChanged, maxOldRevision)
+			return p.w.updateRS(existing, func(rs *appsv1.ReplicaSet) {
+				rs.Annotations = annotations
+				rs.Spec.MinReadySeconds = d.Spec.MinReadySeconds
+			}, func(rs *appsv1.ReplicaSet) Action { return UpdateReplicaSet{ReplicaSet: rs, Why: why} })
+		}
+		needsUpdate := setDeploymentRevision(d, existing.Annotations[revision.RevisionAnnotation])
+		why := fmt.Sprintf("record revision %s of the new replica set %s", existing.Annotations[revision.RevisionAnnotation], existing.Name)
+		if hasProgressDeadline(d) && getCondition(d.Status, appsv1.DeploymentProgressing) == nil {
+			setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, FoundNewRSReason,
+				fmt.Sprintf("Found new replica set %q", existing.Name), p.w.snap.Now))
+			needsUpdate = true
+			why = fmt.Sprintf("first Progressing condition: found the new replica set %s", existing.Name)
+		}
+		if needsUpdate {
+			if err := p.w.writeDeployment(d, true, why); err != nil {
+				return nil, err
+			}
+		}
+		return existing, nil
+	}
+	if !create {
+		return nil, nil
+	}
+
+	hash := hashing.PodTemplateHash(&d.Spec.Template, d.Status.CollisionCount)
+	template := hashing.TemplateWithHash(&d.Spec.Template, hash)
+	rs := &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            replicaSetName(d.Name, hash),
+			Namespace:       d.Namespace,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(d, controllerKind)},
+			Labels:          template.Labels,
+		},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas:        new(int32),
+			MinReadySeconds: d.Spec.MinReadySeconds,
+			Selector:        hashing.SelectorWithHash(d.Spec.Selector, hash),
+			Template:        *template,
+		},
+	}
+	allRSs := appendRS(oldRSs, rs)
+	newReplicas, why := newRSNewReplicas(d, allRSs, rs)
+	*rs.Spec.Replicas = newReplicas
+	rs.Annotations, _ = revision.NewReplicaSetAnnotations(d, rs, newRevision, false, maxSurge)
+
+	// The snapshot holds every ReplicaSet of the namespace, so the
+	// AlreadyExists answer upstream gets from the server is known now.
+	if clash := p.findByName(rs.Name); clash != nil {
+		ref := metav1.GetControllerOfNoCopy(clash)
+		if ref != nil && ref.UID == d.UID && hashing.EqualIgnoreHash(&d.Spec.Template, &clash.Spec.Template) {
+			// A slow cache: the ReplicaSet is ours already. Upstream uses it
+			// without recording a creation.
+			return p.recordRevision(clash, newRevision, false)
+		}
+		before := int32(0)
+		if d.Status.CollisionCount != nil {
+			before = *d.Status.CollisionCount
+		}
+		after := before + 1
+		d.Status.CollisionCount = &after
+		why := fmt.Sprintf("hash collision: replica set %s exists with another template or owner; collisionCount %d -> %d", rs.Name, before, after)
+		if err := p.w.writeDeployment(d, true, why); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("replicasets.apps %q already exists (%s)", rs.Name, why)
+	}
+
+	created := p.w.createRS(rs, fmt.Sprintf("no replica set has the pod template; revision %s, hash %s; %s", newRevision, hash, why))
+	if newReplicas > 0 {
+		p.w.normal("ScalingReplicaSet", "Scaled up replica set %s from 0 to %d", created.Name, newReplicas)
+	}
+	return p.recordRevision(created, newRevision, true)
+}
+
+// recordRevision is the tail of upstream's creation path: copy the revision
+// to the Deployment and, for a real creation, set NewReplicaSetCreated.
+func (p *planner) recordRevision(rs *appsv1.ReplicaSet, newRevision string, created bool) (*appsv1.ReplicaSet, error) {
+	d := p.d
+	needsUpdate := setDeploymentRevision(d, newRevision)
+	why := fmt.Sprintf("record revision %s", newRevision)
+	if created && hasProgressDeadline(d) {
+		setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewReplicaSetReason,
+			fmt.Sprintf("Created new replica set %q", rs.Name), p.w.snap.Now))
+		needsUpdate = true
+		why = fmt.Sprintf("record revision %s and Progressing=True NewReplicaSetCreated", newRevision)
+	}
+	if needsUpdate {
+		if err := p.w.writeDeployment(d, true, why); err != nil {
+			return rs, err
+		}
+	}
+	return rs, nil
+}
+
+func (p *planner) findByName(name string) *appsv1.ReplicaSet {
+	for _, rs := range p.w.snap.ReplicaSets {
+		if rs.Namespace == p.d.Namespace && rs.Name == name {
+			return rs
+		}
+	}
+	return nil
+}
+
+// replicaSetName is "<deployment>-<hash>", the Deployment's name cut so
+// that the result stays a valid object name (upstream since v1.34).
+func replicaSetName(deployment, hash string) string {
+	maxLen := validation.DNS1123SubdomainMaxLength - 1 - len(hash)
+	if maxLen > 0 && len(deployment) > maxLen {
+		deployment = deployment[:maxLen]
+	}
+	return deployment + "-" + hash
+}
+
+// setDeploymentRevision sets the Deployment's revision annotation and
+// reports whether it changed.
+func setDeploymentRevision(d *appsv1.Deployment, rev string) bool {
+	if d.Annotations == nil {
+		d.Annotations = map[string]string{}
+	}
+	if d.Annotations[revision.RevisionAnnotation] == rev {
+		return false
+	}
+	d.Annotations[revision.RevisionAnnotation] = rev
+	return true
+}
+
+// newRSNewReplicas is the size the new ReplicaSet may grow to now, with the
+// reasoning in words.
+func newRSNewReplicas(d *appsv1.Deployment, allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (int32, string) {
+	replicas := *d.Spec.Replicas
+	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+		return replicas, fmt.Sprintf("Recreate: the new replica set gets all %d replicas", replicas)
+	}
+	surge, _ := fencepost.Scaled(d.Spec.Strategy.RollingUpdate.MaxSurge, replicas, true)
+	current := sumSpec(allRSs)
+	maxTotal := replicas + surge
+	if current >= maxTotal {
+		return *newRS.Spec.Replicas, fmt.Sprintf("total %d already at replicas %d + maxSurge %d", current, replicas, surge)
+	}
+	up := min(maxTotal-current, replicas-*newRS.Spec.Replicas)
+	return *newRS.Spec.Replicas + up, fmt.Sprintf("total %d < replicas %d + maxSurge %d, room for %d, capped by %d still missing", current, replicas, surge, maxTotal-current, replicas-*newRS.Spec.Replicas)
+}
+
+// describeRevisionSync explains an update of the existing new ReplicaSet.
+func describeRevisionSync(rs *appsv1.ReplicaSet, annotations map[string]string, minReady int32, annotationsChanged, minReadyChanged bool, maxOld int64) string {
+	var parts []string
+	if annotationsChanged {
+		if old, cur := rs.Annotations[revision.RevisionAnnotation], annotations[revision.RevisionAnnotation]; old != cur {
+			parts = append(parts, fmt.Sprintf("revision %q -> %q (max old revision %d + 1)", old, cur, maxOld))
+		} else {
+			parts = append(parts, "copy the deployment's annotations")
+		}
+	}
+	if minReadyChanged {
+		parts = append(parts, fmt.Sprintf("minReadySeconds %d -> %d", rs.Spec.MinReadySeconds, minReady))
+	}
+	return "sync the new replica set: " + strings.Join(parts, ", ")
+}

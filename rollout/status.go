@@ -1,0 +1,318 @@
+package rollout
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/deploymath/deploymath/fencepost"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Condition reasons and the event reasons of the legacy rollback, with
+// upstream's exact strings.
+const (
+	// ReplicaSetUpdatedReason: Progressing=True while the rollout makes progress.
+	ReplicaSetUpdatedReason = "ReplicaSetUpdated"
+	// FailedRSCreateReason: Progressing=False when the new ReplicaSet cannot be created.
+	FailedRSCreateReason = "ReplicaSetCreateError"
+	// NewReplicaSetReason: Progressing=True when the new ReplicaSet was created.
+	NewReplicaSetReason = "NewReplicaSetCreated"
+	// FoundNewRSReason: Progressing=True when an existing new ReplicaSet is first noticed.
+	FoundNewRSReason = "FoundNewReplicaSet"
+	// NewRSAvailableReason: Progressing=True when the rollout is complete.
+	NewRSAvailableReason = "NewReplicaSetAvailable"
+	// TimedOutReason: Progressing=False when no progress was made within progressDeadlineSeconds.
+	TimedOutReason = "ProgressDeadlineExceeded"
+	// PausedDeployReason: Progressing=Unknown while paused.
+	PausedDeployReason = "DeploymentPaused"
+	// ResumedDeployReason: Progressing=Unknown after a resume.
+	ResumedDeployReason = "DeploymentResumed"
+	// MinimumReplicasAvailable: Available=True.
+	MinimumReplicasAvailable = "MinimumReplicasAvailable"
+	// MinimumReplicasUnavailable: Available=False.
+	MinimumReplicasUnavailable = "MinimumReplicasUnavailable"
+
+	// RollbackRevisionNotFound is the event reason when the rollback revision does not exist.
+	RollbackRevisionNotFound = "DeploymentRollbackRevisionNotFound"
+	// RollbackTemplateUnchanged is the event reason when the rollback target equals the current template.
+	RollbackTemplateUnchanged = "DeploymentRollbackTemplateUnchanged"
+	// RollbackDone is the event reason of a completed rollback.
+	RollbackDone = "DeploymentRollback"
+)
+
+// conditionTime is the condition timestamp for now, as the API server
+// stores it (second precision).
+func conditionTime(now time.Time) metav1.Time {
+	return metav1.NewTime(now).Rfc3339Copy()
+}
+
+func newCondition(t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) appsv1.DeploymentCondition {
+	ts := conditionTime(now)
+	return appsv1.DeploymentCondition{Type: t, Status: status, LastUpdateTime: ts, LastTransitionTime: ts, Reason: reason, Message: message}
+}
+
+// getCondition returns a copy of the condition of type t, or nil.
+func getCondition(s appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
+	for i := range s.Conditions {
+		if s.Conditions[i].Type == t {
+			c := s.Conditions[i]
+			return &c
+		}
+	}
+	return nil
+}
+
+// setCondition adds or replaces the condition of c's type. Like upstream it
+// does nothing when status and reason are unchanged, and keeps
+// lastTransitionTime when only the reason changes. The slice is rebuilt, so
+// a status copied from the input is never modified in place.
+func setCondition(s *appsv1.DeploymentStatus, c appsv1.DeploymentCondition) {
+	cur := getCondition(*s, c.Type)
+	if cur != nil && cur.Status == c.Status && cur.Reason == c.Reason {
+		return
+	}
+	if cur != nil && cur.Status == c.Status {
+		c.LastTransitionTime = cur.LastTransitionTime
+	}
+	s.Conditions = append(withoutCondition(s.Conditions, c.Type), c)
+}
+
+func removeCondition(s *appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) {
+	s.Conditions = withoutCondition(s.Conditions, t)
+}
+
+func withoutCondition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType) []appsv1.DeploymentCondition {
+	var out []appsv1.DeploymentCondition
+	for _, c := range cs {
+		if c.Type != t {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func hasProgressDeadline(d *appsv1.Deployment) bool {
+	return d.Spec.ProgressDeadlineSeconds != nil && *d.Spec.ProgressDeadlineSeconds != math.MaxInt32
+}
+
+func hasRevisionHistoryLimit(d *appsv1.Deployment) bool {
+	return d.Spec.RevisionHistoryLimit != nil && *d.Spec.RevisionHistoryLimit != math.MaxInt32
+}
+
+// calculateStatus is the Deployment status the ReplicaSets imply.
+func (p *planner) calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) appsv1.DeploymentStatus {
+	d := p.d
+	available := sumStatus(allRSs, statusAvailable)
+	unavailable := max(sumSpec(allRSs)-available, 0)
+	s := appsv1.DeploymentStatus{
+		ObservedGeneration:  d.Generation,
+		Replicas:            sumStatus(allRSs, statusReplicas),
+		UpdatedReplicas:     sumStatus([]*appsv1.ReplicaSet{newRS}, statusReplicas),
+		ReadyReplicas:       sumStatus(allRSs, statusReady),
+		AvailableReplicas:   available,
+		UnavailableReplicas: unavailable,
+		CollisionCount:      d.Status.CollisionCount,
+	}
+	if !p.w.opts.DisableTerminatingReplicas {
+		s.TerminatingReplicas = terminatingReplicas(allRSs)
+	}
+	for i := range d.Status.Conditions {
+		s.Conditions = append(s.Conditions, d.Status.Conditions[i])
+	}
+	if available >= *d.Spec.Replicas-fencepost.MaxUnavailable(d) {
+		setCondition(&s, newCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue, MinimumReplicasAvailable, "Deployment has minimum availability.", p.w.snap.Now))
+	} else {
+		setCondition(&s, newCondition(appsv1.DeploymentAvailable, corev1.ConditionFalse, MinimumReplicasUnavailable, "Deployment does not have minimum availability.", p.w.snap.Now))
+	}
+	return s
+}
+
+// terminatingReplicas sums status.terminatingReplicas; nil as soon as one
+// ReplicaSet has not reported it.
+func terminatingReplicas(rss []*appsv1.ReplicaSet) *int32 {
+	var n int32
+	for _, rs := range rss {
+		switch {
+		case rs == nil:
+		case rs.Status.TerminatingReplicas == nil:
+			return nil
+		default:
+			n += *rs.Status.TerminatingReplicas
+		}
+	}
+	return &n
+}
+
+// deploymentComplete: every replica updated and available, nothing else
+// running, generation observed.
+func deploymentComplete(d *appsv1.Deployment, s *appsv1.DeploymentStatus) bool {
+	r := *d.Spec.Replicas
+	return s.UpdatedReplicas == r && s.Replicas == r && s.AvailableReplicas == r && s.ObservedGeneration >= d.Generation
+}
+
+// deploymentProgressing: more updated or available pods, or fewer old ones,
+// than the status the Deployment had.
+func deploymentProgressing(d *appsv1.Deployment, s *appsv1.DeploymentStatus) bool {
+	old := d.Status
+	return s.UpdatedReplicas > old.UpdatedReplicas ||
+		s.Replicas-s.UpdatedReplicas < old.Replicas-old.UpdatedReplicas ||
+		s.AvailableReplicas > old.AvailableReplicas
+}
+
+// deploymentTimedOut: the Progressing condition was last updated more than
+// progressDeadlineSeconds before now, or already says so.
+func deploymentTimedOut(d *appsv1.Deployment, s *appsv1.DeploymentStatus, now time.Time) bool {
+	if !hasProgressDeadline(d) {
+		return false
+	}
+	c := getCondition(*s, appsv1.DeploymentProgressing)
+	if c == nil {
+		return false
+	}
+	if c.Reason == TimedOutReason {
+		return true
+	}
+	deadline := c.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second)
+	return deadline.Before(now)
+}
+
+// syncRolloutStatus updates the status and the Progressing condition during
+// a rollout, and requeues a Deployment that might time out.
+func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) error {
+	d, now := p.d, p.w.snap.Now
+	s := p.calculateStatus(allRSs, newRS)
+	if !hasProgressDeadline(d) {
+		removeCondition(&s, appsv1.DeploymentProgressing)
+	}
+	cur := getCondition(d.Status, appsv1.DeploymentProgressing)
+	isComplete := s.Replicas == s.UpdatedReplicas && cur != nil && cur.Reason == NewRSAvailableReason
+	if hasProgressDeadline(d) && !isComplete {
+		subject := func(format string) string {
+			if newRS != nil {
+				return fmt.Sprintf("ReplicaSet %q "+format, newRS.Name)
+			}
+			return fmt.Sprintf("Deployment %q "+format, d.Name)
+		}
+		switch {
+		case deploymentComplete(d, &s):
+			setCondition(&s, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewRSAvailableReason, subject("has successfully progressed."), now))
+		case deploymentProgressing(d, &s):
+			c := newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, ReplicaSetUpdatedReason, subject("is progressing."), now)
+			if cur != nil {
+				if cur.Status == corev1.ConditionTrue {
+					c.LastTransitionTime = cur.LastTransitionTime
+				}
+				removeCondition(&s, appsv1.DeploymentProgressing)
+			}
+			setCondition(&s, c)
+		case deploymentTimedOut(d, &s, now):
+			setCondition(&s, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, TimedOutReason, subject("has timed out progressing."), now))
+		}
+	}
+	if failure, ok := replicaFailure(allRSs, newRS); ok {
+		setCondition(&s, failure)
+	} else {
+		removeCondition(&s, appsv1.DeploymentReplicaFailure)
+	}
+
+	if reflect.DeepEqual(d.Status, s) {
+		p.w.res.Requeue = p.requeueStuck(s)
+		return nil
+	}
+	why := describeStatusChange(d.Status, s)
+	d.Status = s
+	return p.w.writeDeployment(d, true, why)
+}
+
+// replicaFailure is the first ReplicaFailure condition of the new
+// ReplicaSet, else of any ReplicaSet, as a Deployment condition.
+func replicaFailure(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (appsv1.DeploymentCondition, bool) {
+	for _, rss := range [][]*appsv1.ReplicaSet{{newRS}, allRSs} {
+		for _, rs := range rss {
+			if rs == nil {
+				continue
+			}
+			for _, c := range rs.Status.Conditions {
+				if c.Type == appsv1.ReplicaSetReplicaFailure {
+					return appsv1.DeploymentCondition{
+						Type:               appsv1.DeploymentConditionType(c.Type),
+						Status:             c.Status,
+						LastTransitionTime: c.LastTransitionTime,
+						LastUpdateTime:     c.LastTransitionTime,
+						Reason:             c.Reason,
+						Message:            c.Message,
+					}, true
+				}
+			}
+		}
+	}
+	return appsv1.DeploymentCondition{}, false
+}
+
+// requeueStuck is upstream's requeueStuckDeployment: when nothing changed
+// and the rollout is neither complete nor timed out, check again when the
+// progress deadline passes (plus a second against clock skew), or now,
+// rate-limited, when less than a second is left.
+func (p *planner) requeueStuck(s appsv1.DeploymentStatus) Requeue {
+	d := p.d
+	cur := getCondition(d.Status, appsv1.DeploymentProgressing)
+	if !hasProgressDeadline(d) || cur == nil {
+		return Requeue{}
+	}
+	if deploymentComplete(d, &s) || cur.Reason == TimedOutReason {
+		return Requeue{}
+	}
+	after := cur.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second).Sub(p.w.snap.Now)
+	if after < time.Second {
+		return Requeue{RateLimited: true}
+	}
+	return Requeue{After: after + time.Second}
+}
+
+// describeStatusChange lists what differs between two statuses, for Explain.
+func describeStatusChange(old, s appsv1.DeploymentStatus) string {
+	var parts []string
+	num := func(name string, a, b int32) {
+		if a != b {
+			parts = append(parts, fmt.Sprintf("%s %d->%d", name, a, b))
+		}
+	}
+	num("replicas", old.Replicas, s.Replicas)
+	num("updated", old.UpdatedReplicas, s.UpdatedReplicas)
+	num("ready", old.ReadyReplicas, s.ReadyReplicas)
+	num("available", old.AvailableReplicas, s.AvailableReplicas)
+	num("unavailable", old.UnavailableReplicas, s.UnavailableReplicas)
+	if old.ObservedGeneration != s.ObservedGeneration {
+		parts = append(parts, fmt.Sprintf("observedGeneration %d->%d", old.ObservedGeneration, s.ObservedGeneration))
+	}
+	if !reflect.DeepEqual(old.TerminatingReplicas, s.TerminatingReplicas) {
+		parts = append(parts, fmt.Sprintf("terminating %s->%s", ptrString(old.TerminatingReplicas), ptrString(s.TerminatingReplicas)))
+	}
+	for _, c := range s.Conditions {
+		o := getCondition(old, c.Type)
+		if o == nil || o.Status != c.Status || o.Reason != c.Reason || !o.LastUpdateTime.Equal(&c.LastUpdateTime) {
+			parts = append(parts, fmt.Sprintf("%s=%s %s", c.Type, c.Status, c.Reason))
+		}
+	}
+	for _, o := range old.Conditions {
+		if getCondition(s, o.Type) == nil {
+			parts = append(parts, fmt.Sprintf("%s removed", o.Type))
+		}
+	}
+	if len(parts) == 0 {
+		return "status fields changed"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ptrString(p *int32) string {
+	if p == nil {
+		return "nil"
+	}
+	return fmt.Sprint(*p)
+}

@@ -1,0 +1,151 @@
+package rollout
+
+import (
+	"errors"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// errConflict is what a write returns when upstream would send a stale
+// object: the API server answers 409 Conflict and the sync ends with an error.
+var errConflict = errors.New("conflict")
+
+// world stands in for upstream's client and event recorder during one sync.
+// Every write is checked the way an API server checks resourceVersion
+// preconditions, recorded as an Action, and answered with the object the
+// server would return. Input objects are never modified: writes work on
+// copies, as upstream does.
+type world struct {
+	opts Options
+	snap Snapshot
+	res  *Result
+
+	// Version bookkeeping. Upstream sometimes writes an object it got back
+	// from an earlier write (fresh) and sometimes a copy from its informer
+	// cache (stale after any earlier write of the same object in this sync).
+	// gen maps an object we handed out to the server generation it reflects;
+	// objects from the snapshot are generation 0.
+	gen       map[*appsv1.ReplicaSet]int
+	serverGen map[types.UID]int
+	// deploymentWrites counts writes of the Deployment. Upstream never uses
+	// the Deployment a write returns, so every write after the first sends a
+	// stale resourceVersion.
+	deploymentWrites int
+	// status is the Deployment status the server holds after the writes so far.
+	status appsv1.DeploymentStatus
+	// createdSeq numbers ReplicaSets created in this plan.
+	createdSeq int
+}
+
+func newWorld(s Snapshot, o Options) *world {
+	return &world{
+		opts:      o,
+		snap:      s,
+		res:       &Result{Status: *s.Deployment.Status.DeepCopy()},
+		gen:       map[*appsv1.ReplicaSet]int{},
+		serverGen: map[types.UID]int{},
+		status:    *s.Deployment.Status.DeepCopy(),
+	}
+}
+
+func (w *world) event(typ, reason, format string, args ...any) {
+	w.res.Events = append(w.res.Events, Event{Type: typ, Reason: reason, Message: fmt.Sprintf(format, args...)})
+}
+
+func (w *world) normal(reason, format string, args ...any) {
+	w.event(corev1.EventTypeNormal, reason, format, args...)
+}
+
+func (w *world) warning(reason, format string, args ...any) {
+	w.event(corev1.EventTypeWarning, reason, format, args...)
+}
+
+// rsFresh reports whether rs reflects the latest server state of its object.
+func (w *world) rsFresh(rs *appsv1.ReplicaSet) bool {
+	return w.gen[rs] == w.serverGen[rs.UID]
+}
+
+// rsPrecondition returns the resourceVersion a write of a copy of base sends:
+// the snapshot's for a snapshot object, "" (no precondition) for an object
+// returned by an earlier write, whose real version only the server knows.
+func (w *world) rsPrecondition(base *appsv1.ReplicaSet) string {
+	if w.gen[base] == 0 {
+		return base.ResourceVersion
+	}
+	return ""
+}
+
+// updateRS writes a modified copy of base, like upstream's
+// `rsCopy := rs.DeepCopy(); mutate(rsCopy); client.Update(rsCopy)`.
+func (w *world) updateRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet), emit func(*appsv1.ReplicaSet) Action) (*appsv1.ReplicaSet, error) {
+	if !w.rsFresh(base) {
+		return nil, fmt.Errorf("update of replica set %s would send a stale object: %w", base.Name, errConflict)
+	}
+	rs := base.DeepCopy()
+	mutate(rs)
+	rs.ResourceVersion = w.rsPrecondition(base)
+	w.res.Actions = append(w.res.Actions, emit(rs))
+	return w.written(rs), nil
+}
+
+// patchRS records an adopt or release patch. Patches carry no
+// resourceVersion precondition, but they change the object: copies of it
+// taken before the patch are stale afterwards.
+func (w *world) patchRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet), emit func(*appsv1.ReplicaSet) Action) *appsv1.ReplicaSet {
+	rs := base.DeepCopy()
+	mutate(rs)
+	rs.ResourceVersion = ""
+	w.res.Actions = append(w.res.Actions, emit(rs))
+	return w.written(rs)
+}
+
+// written registers rs as the server's newest version of its object and
+// returns it (the caller must not modify it afterwards).
+func (w *world) written(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	w.serverGen[rs.UID]++
+	w.gen[rs] = w.serverGen[rs.UID]
+	return rs
+}
+
+// createRS records the creation of rs (which the caller built).
+func (w *world) createRS(rs *appsv1.ReplicaSet, why string) *appsv1.ReplicaSet {
+	out := rs.DeepCopy()
+	w.res.Actions = append(w.res.Actions, CreateReplicaSet{ReplicaSet: out, Why: why})
+	// The created object has no UID yet; key it by a placeholder that cannot
+	// clash with a real UID so that later writes in this sync are tracked.
+	w.createdSeq++
+	created := out.DeepCopy()
+	if created.UID == "" {
+		created.UID = types.UID(fmt.Sprintf("deploymath-planned-%d/%s", w.createdSeq, created.Name))
+	}
+	return w.written(created)
+}
+
+func (w *world) deleteRS(rs *appsv1.ReplicaSet, why string) {
+	w.res.Actions = append(w.res.Actions, DeleteReplicaSet{Namespace: rs.Namespace, Name: rs.Name, UID: rs.UID, Why: why})
+}
+
+// writeDeployment records a write of d (status subresource or not).
+func (w *world) writeDeployment(d *appsv1.Deployment, status bool, why string) error {
+	if w.deploymentWrites > 0 {
+		w.deploymentWrites++
+		return fmt.Errorf("%s: upstream sends the deployment read at the start of the sync again after an earlier write: %w", why, errConflict)
+	}
+	w.deploymentWrites++
+	out := d.DeepCopy()
+	if status {
+		w.res.Actions = append(w.res.Actions, UpdateDeploymentStatus{Deployment: out, Why: why})
+		w.status = *out.Status.DeepCopy()
+	} else {
+		w.res.Actions = append(w.res.Actions, UpdateDeployment{Deployment: out, Why: why})
+	}
+	return nil
+}
+
+// note records a decision that produced no write.
+func (p *planner) note(format string, args ...any) {
+	p.w.res.Notes = append(p.w.res.Notes, fmt.Sprintf(format, args...))
+}
