@@ -33,9 +33,10 @@ import (
 // field after the container is printed without its type. The writer models
 // that flag exactly as spew does, so such quirks come out byte-identical.
 //
-// Whatever the writer cannot reproduce with certainty (map keys that spew
-// would sort by their own spew rendering or as floats) sets the failed flag
-// and the caller falls back to spew itself.
+// Whatever the writer does not reproduce (map keys that spew would sort by
+// their own spew rendering or as floats, maps reached through unexported
+// fields) sets the failed flag and the caller falls back to spew itself.
+// Pod templates contain neither.
 
 const (
 	fnvOffset32 uint32 = 2166136261
@@ -548,7 +549,11 @@ func (e *encoder) mapping(v reflect.Value, ti *typeInfo) {
 	n := v.Len()
 	if n > 0 {
 		ok, isStr := sortKind(ti.key.kind)
-		if !ok {
+		// Maps reached through unexported fields cannot be iterated into
+		// scratch values (reflect forbids copying out of them); spew reads
+		// them with MapKeys/MapIndex. None occur in API types; leave them to
+		// spew rather than pay for that path.
+		if !ok || !v.CanInterface() {
 			e.failed = true
 			return
 		}

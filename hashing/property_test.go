@@ -200,10 +200,16 @@ func TestQuirksMatchSpew(t *testing.T) {
 // TestWriterGivesUpOnUnsortableKeys: map keys that spew sorts by their own
 // spew rendering (structs) or as floats are left to spew.
 func TestWriterGivesUpOnUnsortableKeys(t *testing.T) {
+	if _, ok := fastDump(*realisticTemplate()); !ok {
+		t.Fatal("the writer must handle pod templates itself")
+	}
 	for name, v := range map[string]any{
 		"struct keys": map[quirkInner]int{{S: "a"}: 1},
 		"float keys":  map[float64]int{1.5: 1},
 		"array keys":  map[[2]int]int{{1, 2}: 3},
+		"map in an unexported field": struct {
+			m map[string]int
+		}{m: map[string]int{"a": 1}},
 	} {
 		if _, ok := fastDump(v); ok {
 			t.Errorf("%s: fast writer did not give up", name)
@@ -310,5 +316,19 @@ func TestConcurrentUse(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSpewFallback: the fallback used when the writer gives up hashes the
+// spew dump itself, so it agrees with the reference.
+func TestSpewFallback(t *testing.T) {
+	for _, tc := range hashCases {
+		if tc.collisionCount != nil {
+			continue
+		}
+		tpl := tc.template()
+		if got, want := safeEncode(spewSum(tpl)), referenceHash(tpl, nil); got != want {
+			t.Errorf("%s: fallback %q, reference %q", tc.name, got, want)
+		}
 	}
 }
