@@ -61,8 +61,15 @@
 //   - More references: secret volumes, projected sources, env valueFrom,
 //     init and ephemeral containers (it read envFrom and configMap volumes
 //     of containers only); DaemonSets and CronJobs too.
-//   - The restart stamp is RFC 3339 in UTC with the year (it wrote
-//     time.Stamp, local time without a year).
+//   - The restart stamp is RFC 3339 in UTC with the year and, when not a
+//     whole second, the fraction (it wrote time.Stamp, local time without a
+//     year); a stamp equal to the current one is moved by 1 ns so the
+//     template always changes.
+//   - Secret checksums merge stringData over data, as the API server does on
+//     write, so manifests and stored objects agree; ConfigMap checksums
+//     cover binaryData too.
+//   - A failed patch can be reported ([Engine.PatchFailed]); like the
+//     original, the engine otherwise assumes its decisions were applied.
 //   - A deleted config that is still referenced stays a placeholder, so
 //     re-creating it is noticed (the original unlinked it until the
 //     workload changed).
