@@ -64,11 +64,13 @@ func templateWithoutHash(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 	return out
 }
 
-// equalIgnoreHash compares two templates semantically, ignoring the
-// pod-template-hash label (kubectl's equalIgnoreHash).
+// equalIgnoreHash compares two templates semantically (nil and empty maps
+// and slices are equal), ignoring the pod-template-hash label, as kubectl's
+// equalIgnoreHash does; it compares shallow copies instead of deep ones.
 func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
-	ac, bc := templateWithoutHash(a), templateWithoutHash(b)
-	return equality.Semantic.DeepEqual(&ac, &bc)
+	ma, mb := a.ObjectMeta, b.ObjectMeta
+	ma.Labels, mb.Labels = hashing.LabelsWithoutHash(a.Labels), hashing.LabelsWithoutHash(b.Labels)
+	return equality.Semantic.DeepEqual(&ma, &mb) && equality.Semantic.DeepEqual(&a.Spec, &b.Spec)
 }
 
 // History lists the rollout history of d, as `kubectl rollout history`

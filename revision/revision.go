@@ -251,22 +251,31 @@ func newReplicaSetAnnotations(d *appsv1.Deployment, rs *appsv1.ReplicaSet, newRe
 // when the result cannot fit even with every entry dropped (upstream then
 // leaves the history unchanged). An empty history, or one whose first entry
 // is empty, is replaced by old without a length check, as upstream does.
+//
+// It computes what upstream's split / drop / join does without splitting:
+// dropping an entry is moving past the next comma.
 func appendHistory(history, old string, limit int) (string, bool) {
-	entries := strings.Split(history, ",")
-	if entries[0] == "" {
+	if history == "" || history[0] == ',' {
 		return old, true
 	}
 	total := len(history) + len(old) + 1
-	start := 0
-	for total > limit && start < len(entries) {
-		total -= len(entries[start]) + 1
-		start++
+	pos := 0 // start of the first kept entry; len(history)+1 when none is kept
+	for total > limit && pos <= len(history) {
+		i := strings.IndexByte(history[pos:], ',')
+		if i < 0 {
+			i = len(history) - pos
+		}
+		total -= i + 1
+		pos += i + 1
 	}
-	if total > limit {
+	switch {
+	case total > limit:
 		return history, false
+	case pos > len(history):
+		return old, true
+	default:
+		return history[pos:] + "," + old, true
 	}
-	kept := append(slices.Clip(entries[start:]), old)
-	return strings.Join(kept, ","), true
 }
 
 // setReplicas sets desired-replicas and max-replicas in m (which the caller

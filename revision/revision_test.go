@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"pgregory.net/rapid"
 )
 
 func TestConstants(t *testing.T) {
@@ -384,6 +385,10 @@ func TestAppendHistory(t *testing.T) {
 		{"1", "12345", 5, "12345", true},    // fits once everything is dropped
 		{"", "1234567", 5, "1234567", true}, // empty history: no length check, like upstream
 		{"1,2", "3", 0, "1,2", false},
+		{"1,2,", "3", 2, ",3", true}, // a trailing empty entry is kept, like upstream's split
+		{"1,2,", "3", 20, "1,2,,3", true},
+		{"1,,2", "3", 5, ",2,3", true},
+		{"1", "2", 3, "1,2", true},
 	}
 	for _, tt := range tests {
 		got, ok := appendHistory(tt.history, tt.old, tt.limit)
@@ -594,4 +599,36 @@ func nameOf(rs *appsv1.ReplicaSet) string {
 		return "<nil>"
 	}
 	return rs.Name + "/" + string(rs.UID)
+}
+
+// referenceAppendHistory is upstream's algorithm written plainly (split,
+// drop from the front, join), to check the optimised appendHistory.
+func referenceAppendHistory(history, old string, limit int) (string, bool) {
+	entries := strings.Split(history, ",")
+	if len(entries[0]) == 0 {
+		return old, true
+	}
+	total := len(history) + len(old) + 1
+	start := 0
+	for total > limit && start < len(entries) {
+		total -= len(entries[start]) + 1
+		start++
+	}
+	if total > limit {
+		return history, false
+	}
+	return strings.Join(append(entries[start:len(entries):len(entries)], old), ","), true
+}
+
+func TestPropertyAppendHistoryMatchesReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		history := rapid.StringOf(rapid.SampledFrom([]rune("0123456789,"))).Draw(t, "history")
+		old := rapid.StringOf(rapid.SampledFrom([]rune("0123456789"))).Draw(t, "old")
+		limit := rapid.IntRange(0, 40).Draw(t, "limit")
+		got, ok := appendHistory(history, old, limit)
+		want, wantOK := referenceAppendHistory(history, old, limit)
+		if got != want || ok != wantOK {
+			t.Fatalf("appendHistory(%q, %q, %d) = %q, %v; reference %q, %v", history, old, limit, got, ok, want, wantOK)
+		}
+	})
 }
