@@ -1,0 +1,71 @@
+// Package sim is a deterministic discrete-event simulator of a Kubernetes
+// cluster running Deployments: the in-memory shell around [rollout.Plan].
+//
+// A [Scenario] (YAML: cluster, manifests, timed steps) is run on a virtual
+// clock by [Run]; the [Result] holds a [Trace] (text with [DescribeTrace],
+// JSON with [Result.JSON]), a [Summary] for what-if comparisons and, with
+// [Options].Check, the [Violation]s of the invariants. The same scenario and
+// seed always give a byte-identical trace.
+//
+// # Engine
+//
+// Time is a time.Duration offset from [Epoch]. Events sit in a queue ordered
+// by (time, insertion sequence); one math/rand/v2 PCG generator, seeded by
+// the scenario, draws every random choice (start-up and readiness delays,
+// failure probabilities, pod name suffixes). Nothing reads the wall clock.
+//
+// Controllers are triggered the way informers trigger them. A change to a
+// Deployment, or a create/update/delete of one of its ReplicaSets, queues
+// the Deployment; a change to a pod queues its ReplicaSet; the deletion of
+// the last pod of a Recreate Deployment queues the Deployment. Keys are
+// deduplicated like client-go's work queue (a key queued and not yet
+// processed is not queued twice; a delayed add keeps the earliest time), and
+// processed after the cluster's controllerLatency (default 0: at the same
+// instant, after the change). Requeues follow the [rollout.Result]: Requeue.After
+// schedules a sync, Requeue.RateLimited and failed syncs use the default
+// controller rate limiter's exponential back-off (5ms·2^failures, capped at
+// 1000s, reset after a successful sync; the token bucket is not modelled).
+//
+// # API server
+//
+// The store keeps Deployments, ReplicaSets, pods, ConfigMaps, Secrets and
+// nodes with UIDs, resourceVersions, generations and creation times
+// (second precision, as the API serializes them). Writes of a plan are
+// applied in order with optimistic concurrency: a non-empty resourceVersion
+// that is not the stored one is a Conflict, and the sync stops there and is
+// requeued rate-limited. ReplicaSet and Deployment writes bump
+// metadata.generation when the spec changes; a status write of a Deployment
+// writes status and metadata.annotations only; deleting a ReplicaSet checks
+// the UID precondition and the garbage collector deletes its pods
+// gracefully. Stored objects are never modified in place.
+//
+// # ReplicaSet controller and pods
+//
+// The ReplicaSet controller creates missing pods in slow-start batches
+// (1, 2, 4, …, at most 500 per sync), deletes surplus pods by upstream's
+// ranking (unassigned, Pending/Unknown/Running, not ready, co-located,
+// recently ready in log2 buckets, restarts, newer in log2 buckets), and
+// reports replicas, fullyLabeledReplicas, readyReplicas,
+// availableReplicas, terminatingReplicas, observedGeneration and the
+// ReplicaFailure condition (pod quota). Pods are scheduled round-robin onto
+// nodes with room, start after a drawn delay, become ready after another,
+// and available minReadySeconds later. Failure rules (by image or labels)
+// make pods crash-loop (restarts with the kubelet's 10s…5m back-off),
+// never become ready, or fail to pull their image. Deleted pods terminate
+// for a drawn time; a failed node makes its pods unready at once and evicts
+// them after the eviction timeout (default 5m).
+//
+// # Scenarios and golden traces
+//
+// Bundled scenarios live in testdata/scenarios with NAME.golden traces;
+// `go test ./sim` compares them and `go test ./sim -update` rewrites them.
+// The deploysim command (sim/cmd/deploysim) runs a scenario from the command
+// line, draws charts, checks invariants and sweeps strategies.
+//
+// # Invariants
+//
+// [InvSurge], [InvAvailability], [InvRecreate], [InvDeleteEmpty],
+// [InvHistory], [InvDeadline] and [InvConvergence] are checked with
+// [Options].Check; property tests generate Deployments, strategies and steps
+// with rapid: `go test ./sim -run Property -rapid.checks=10000`.
+package sim

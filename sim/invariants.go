@@ -1,0 +1,240 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/deploymath/deploymath/fencepost"
+	"github.com/deploymath/deploymath/rollout"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// The invariants checked by [Options].Check, by name. Each is a law over
+// (state before, action, state after) or over the state at the end of an
+// instant.
+const (
+	// InvSurge: an action that grows the ReplicaSets never takes their sum
+	// of spec.replicas above replicas + maxSurge (Recreate: replicas).
+	InvSurge = "surge-bound"
+	// InvAvailability: a rolling-update scale-down outside a scaling event
+	// never takes Σ min(spec, available) below replicas − maxUnavailable
+	// (unless it already was below, then it must not drop further).
+	InvAvailability = "availability-bound"
+	// InvRecreate: a Recreate Deployment never has pods of two ReplicaSets.
+	InvRecreate = "recreate-exclusive"
+	// InvDeleteEmpty: a ReplicaSet is deleted only when it has no active pod.
+	InvDeleteEmpty = "delete-only-empty"
+	// InvHistory: a complete Deployment keeps at most revisionHistoryLimit
+	// old ReplicaSets.
+	InvHistory = "history-limit"
+	// InvDeadline: ProgressDeadlineExceeded is set only when the deadline
+	// passed, and is set (within 2s) once it passed.
+	InvDeadline = "progress-deadline"
+	// InvConvergence: without injected faults or failure rules, every
+	// Deployment is complete at the end of the run.
+	InvConvergence = "convergence"
+)
+
+// Violation is a broken invariant.
+type Violation struct {
+	At        time.Duration `json:"at"`
+	Step      int           `json:"step"` // 1-based number of the last step run, 0 before any
+	Invariant string        `json:"invariant"`
+	Detail    string        `json:"detail"`
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("%s after step %d at %s: %s", v.Invariant, v.Step, offset(v.At), v.Detail)
+}
+
+// checkState is what the action-level invariants compare.
+type checkState struct {
+	d   *appsv1.Deployment
+	rss []*appsv1.ReplicaSet
+	act map[string]int32 // active pods by ReplicaSet name
+}
+
+type checker struct {
+	s          *Sim
+	violations []Violation
+	step       int
+	faults     bool
+	// recreateClean marks Recreate Deployments that were never anything else
+	recreateClean map[string]bool
+}
+
+func newChecker(s *Sim) *checker {
+	return &checker{s: s, recreateClean: map[string]bool{}}
+}
+
+func (c *checker) fail(inv, format string, args ...any) {
+	c.violations = append(c.violations, Violation{At: c.s.now, Step: c.step, Invariant: inv, Detail: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) stepDone(i int, _ *Step) { c.step = i + 1 }
+
+func (c *checker) fault() { c.faults = true }
+
+// userChange records a user's write of a Deployment.
+func (c *checker) userChange(key string) {
+	d := c.s.st.deployments[key]
+	recreate := d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType
+	if _, seen := c.recreateClean[key]; !seen {
+		c.recreateClean[key] = recreate
+		return
+	}
+	if !recreate {
+		c.recreateClean[key] = false
+	}
+}
+
+func (c *checker) capture(namespace, name string) *checkState {
+	d := c.s.st.deployments[objKey(namespace, name)]
+	if d == nil {
+		return nil
+	}
+	cs := &checkState{d: d, rss: c.s.st.ownedReplicaSets(d), act: map[string]int32{}}
+	for _, rs := range cs.rss {
+		cs.act[rs.Name] = c.s.st.rsState[objKey(rs.Namespace, rs.Name)].active
+	}
+	return cs
+}
+
+func sumSpec(rss []*appsv1.ReplicaSet) int32 {
+	var n int32
+	for _, rs := range rss {
+		n += rsReplicas(rs)
+	}
+	return n
+}
+
+func availableWithin(rss []*appsv1.ReplicaSet) int32 {
+	var n int32
+	for _, rs := range rss {
+		n += min(rsReplicas(rs), rs.Status.AvailableReplicas)
+	}
+	return n
+}
+
+func maxUnavailable(d *appsv1.Deployment) int32 { return fencepost.MaxUnavailable(d) }
+func maxSurge(d *appsv1.Deployment) int32       { return fencepost.MaxSurge(d) }
+
+// afterAction checks the action-level laws.
+func (c *checker) afterAction(before *checkState, a rollout.Action, after *checkState) {
+	if before == nil || after == nil {
+		return
+	}
+	d := after.d
+	// surge bound
+	if grow := sumSpec(after.rss) - sumSpec(before.rss); grow > 0 {
+		limit := replicas(d) + maxSurge(d)
+		if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+			limit = replicas(d)
+		}
+		if sumSpec(after.rss) > limit {
+			c.fail(InvSurge, "%s: %s took the sum of replicas to %d > %d", d.Name, actionName(a), sumSpec(after.rss), limit)
+		}
+	}
+	switch a := a.(type) {
+	case rollout.ScaleReplicaSet:
+		if a.To >= a.From || d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType || d.Spec.Paused {
+			return
+		}
+		for _, rs := range before.rss {
+			if rs.Name == a.ReplicaSet.Name && rs.Annotations["deployment.kubernetes.io/desired-replicas"] != fmt.Sprint(replicas(d)) {
+				return // a scaling event: the user asked for fewer pods
+			}
+		}
+		minAvail := minAvailable(d)
+		b, n := availableWithin(before.rss), availableWithin(after.rss)
+		if n < min(minAvail, b) {
+			c.fail(InvAvailability, "%s: %s took available-within-spec from %d to %d (minAvailable %d)", d.Name, actionName(a), b, n, minAvail)
+		}
+	case rollout.DeleteReplicaSet:
+		if n := before.act[a.Name]; n > 0 {
+			c.fail(InvDeleteEmpty, "%s: replica set %s deleted with %d active pods", d.Name, a.Name, n)
+		}
+	case rollout.UpdateDeploymentStatus:
+		was := progressing(before.d)
+		now := progressingOf(a.Deployment.Status.Conditions)
+		if now != nil && now.Reason == "ProgressDeadlineExceeded" && (was == nil || was.Reason != "ProgressDeadlineExceeded") {
+			if d.Spec.ProgressDeadlineSeconds == nil || was == nil {
+				c.fail(InvDeadline, "%s: ProgressDeadlineExceeded without a deadline or a previous Progressing condition", d.Name)
+				return
+			}
+			due := was.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second)
+			if !c.s.wall().After(due) {
+				c.fail(InvDeadline, "%s: ProgressDeadlineExceeded at %s, before the deadline %s", d.Name, offset(c.s.now), offset(due.Sub(Epoch)))
+			}
+		}
+	}
+}
+
+func progressing(d *appsv1.Deployment) *appsv1.DeploymentCondition {
+	return progressingOf(d.Status.Conditions)
+}
+
+func progressingOf(conds []appsv1.DeploymentCondition) *appsv1.DeploymentCondition {
+	for i := range conds {
+		if conds[i].Type == appsv1.DeploymentProgressing {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// instant checks the state laws at the end of an instant.
+func (c *checker) instant() {
+	s := c.s
+	for _, key := range sortedKeys(s.st.deployments) {
+		d := s.st.deployments[key]
+		rss := s.st.ownedReplicaSets(d)
+		if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && c.recreateClean[key] {
+			withPods := 0
+			for _, rs := range rss {
+				if len(s.st.rsState[objKey(rs.Namespace, rs.Name)].pods) > 0 {
+					withPods++
+				}
+			}
+			if withPods > 1 {
+				c.fail(InvRecreate, "%s: %d replica sets have pods at once", d.Name, withPods)
+			}
+		}
+		settled := !s.wq.dirty[queueKey{ctrlDeployment, key}]
+		if _, ok := s.wq.waiting[queueKey{ctrlDeployment, key}]; ok && s.sc.Cluster.ControllerLatency > 0 {
+			settled = false
+		}
+		if settled && s.deploymentComplete(d) && d.Spec.RevisionHistoryLimit != nil && len(rss) > 0 {
+			old := len(rss) - 1
+			if old > int(*d.Spec.RevisionHistoryLimit) {
+				c.fail(InvHistory, "%s: complete with %d old replica sets (revisionHistoryLimit %d)", d.Name, old, *d.Spec.RevisionHistoryLimit)
+			}
+		}
+		if pd := d.Spec.ProgressDeadlineSeconds; pd != nil && !d.Spec.Paused && d.Status.ObservedGeneration >= d.Generation {
+			if p := progressing(d); p != nil && p.Status == corev1.ConditionTrue && p.Reason == "ReplicaSetUpdated" {
+				due := p.LastUpdateTime.Add(time.Duration(*pd)*time.Second + 2*time.Second)
+				if s.wall().After(due) && !s.deploymentComplete(d) {
+					c.fail(InvDeadline, "%s: progress deadline passed at %s but Progressing is still %s", d.Name, offset(due.Sub(Epoch)-2*time.Second), p.Reason)
+				}
+			}
+		}
+	}
+}
+
+// final checks convergence at the end of the run.
+func (c *checker) final() {
+	s := c.s
+	if c.faults || len(s.sc.Cluster.Failures) > 0 || s.sc.Cluster.PodQuota > 0 {
+		return
+	}
+	for _, key := range sortedKeys(s.st.deployments) {
+		d := s.st.deployments[key]
+		if d.Spec.Paused {
+			continue
+		}
+		if !s.deploymentComplete(d) {
+			c.fail(InvConvergence, "%s: not complete at the end (%s): replicas %d updated %d available %d of %d", d.Name, offset(s.now), d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.AvailableReplicas, replicas(d))
+		}
+	}
+}

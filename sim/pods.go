@@ -1,0 +1,686 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Node is a simulated node: a name, a pod capacity and whether it is down.
+type Node struct {
+	Name     string
+	Capacity int
+	used     int
+	down     bool
+	gen      uint32
+}
+
+// failureMode is how the containers of a pod behave.
+type failureMode uint8
+
+const (
+	modeHealthy    failureMode = iota
+	modeCrashLoop              // starts, crashes, restarts with back-off, never ready
+	modeNeverReady             // runs, readiness probe never passes
+	modePullError              // image cannot be pulled: stays Pending
+)
+
+// Pod is the simulator's model of a pod: only what the controllers look at.
+type Pod struct {
+	Name      string
+	Namespace string
+	UID       types.UID
+	Labels    map[string]string // shared with the template; never modified
+	rs        *rsState
+	node      *Node
+	created   time.Duration
+	phase     corev1.PodPhase
+	ready     bool
+	readyAt   time.Duration
+	available bool
+	restarts  int32
+	// Terminating is set once the pod is deleted (deletionTimestamp).
+	Terminating bool
+	deletedAt   time.Duration
+	mode        failureMode
+	gen         uint32 // bumped on every state change; stale timers are ignored
+	idx         int    // index in rs.pods
+	gone        bool
+}
+
+func (p *Pod) active() bool { return !p.Terminating }
+
+func (p *Pod) nodeName() string {
+	if p.node == nil {
+		return ""
+	}
+	return p.node.Name
+}
+
+// podFlags is the part of a pod's state the ReplicaSet counts depend on.
+type podFlags struct {
+	active, ready, available, terminating bool
+	node                                  string
+}
+
+func (p *Pod) flags() podFlags {
+	if p.gone {
+		return podFlags{}
+	}
+	return podFlags{active: p.active(), ready: p.active() && p.ready, available: p.active() && p.ready && p.available, terminating: p.Terminating, node: p.nodeName()}
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// account updates the ReplicaSet counts and co-location ranks after a pod
+// changed from before to its current state, and queues the ReplicaSet as the
+// pod informer would.
+func (s *Sim) account(p *Pod, before podFlags) {
+	after := p.flags()
+	p.gen++
+	if st := p.rs; st != nil {
+		st.active += b2i(after.active) - b2i(before.active)
+		st.ready += b2i(after.ready) - b2i(before.ready)
+		st.available += b2i(after.available) - b2i(before.available)
+		st.terminating += b2i(after.terminating) - b2i(before.terminating)
+		if before.active {
+			s.colo[coloKey{st.owner, before.node}]--
+		}
+		if after.active {
+			s.colo[coloKey{st.owner, after.node}]++
+		}
+		if s.st.rsState[st.key] == st {
+			s.notifyRS(st.key)
+		}
+	}
+}
+
+// object renders the pod as an API object (for snapshots).
+func (p *Pod) object(rs *appsv1.ReplicaSet) *corev1.Pod {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: p.Labels,
+			CreationTimestamp: truncTime(metav1.NewTime(Epoch.Add(p.created))),
+			OwnerReferences:   []metav1.OwnerReference{*metav1.NewControllerRef(rs, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))},
+		},
+		Spec:   corev1.PodSpec{NodeName: p.nodeName()},
+		Status: corev1.PodStatus{Phase: p.phase},
+	}
+	if p.Terminating {
+		t := truncTime(metav1.NewTime(Epoch.Add(p.deletedAt)))
+		pod.DeletionTimestamp = &t
+	}
+	return pod
+}
+
+const podNameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// newPodName is generateName's suffix: 5 characters from the API server's
+// alphabet, drawn from the run's generator.
+func (s *Sim) newPodName(prefix string) string {
+	for {
+		b := []byte(prefix + "-xxxxx")
+		for i := len(b) - 5; i < len(b); i++ {
+			b[i] = podNameAlphabet[s.rng.IntN(len(podNameAlphabet))]
+		}
+		name := string(b)
+		if _, taken := s.st.pods[name]; !taken {
+			return name
+		}
+	}
+}
+
+// errQuota is the pod creation failure of a namespace over its pod quota.
+func (s *Sim) quotaError(name string) error {
+	q := s.sc.Cluster.PodQuota
+	if q <= 0 || len(s.st.pods) < q {
+		return nil
+	}
+	return fmt.Errorf("pods %q is forbidden: exceeded quota: pods, requested: pods=1, used: pods=%d, limited: pods=%d", name, len(s.st.pods), q)
+}
+
+// createPod creates one pod of rs (the ReplicaSet controller's create).
+func (s *Sim) createPod(rs *appsv1.ReplicaSet, st *rsState) error {
+	// generateName uses the ReplicaSet name plus "-", truncated like the
+	// API server does to leave room for the suffix.
+	prefix := rs.Name
+	if len(prefix) > 58 {
+		prefix = prefix[:58]
+	}
+	name := s.newPodName(prefix)
+	if err := s.quotaError(name); err != nil {
+		return err
+	}
+	p := &Pod{
+		Name: name, Namespace: rs.Namespace, UID: s.st.nextUID(), Labels: rs.Spec.Template.Labels,
+		rs: st, created: s.now, phase: corev1.PodPending, idx: len(st.pods),
+	}
+	p.mode = s.failureModeFor(&rs.Spec.Template)
+	s.st.pods[name] = p
+	st.pods = append(st.pods, p)
+	s.stats.PodsCreated++
+	s.account(p, podFlags{})
+	s.schedule(p)
+	return nil
+}
+
+// failureModeFor applies the scenario's failure rules to a new pod.
+func (s *Sim) failureModeFor(t *corev1.PodTemplateSpec) failureMode {
+	for _, r := range s.sc.Cluster.Failures {
+		if !r.matches(t) {
+			continue
+		}
+		if r.Probability != nil && *r.Probability < 1 && s.rng.Float64() >= *r.Probability {
+			continue
+		}
+		return r.mode
+	}
+	return modeHealthy
+}
+
+// schedule binds p to a node with room (round-robin over schedulable
+// nodes) or leaves it Pending until capacity frees up.
+func (s *Sim) schedule(p *Pod) bool {
+	n := len(s.nodes)
+	for i := 0; i < n; i++ {
+		node := s.nodes[(s.next+i)%n]
+		if node.down || node.used >= node.Capacity {
+			continue
+		}
+		s.next = (s.next + i + 1) % n
+		before := p.flags()
+		node.used++
+		p.node = node
+		s.account(p, before)
+		switch p.mode {
+		case modePullError:
+			// stays Pending (ErrImagePull / ImagePullBackOff)
+		default:
+			s.podTimer(p, evPodRunning, s.draw(s.sc.Cluster.Startup))
+		}
+		return true
+	}
+	s.unscheduled = append(s.unscheduled, p)
+	return false
+}
+
+// retrySchedule schedules waiting pods, oldest first, while there is room.
+func (s *Sim) retrySchedule() {
+	if len(s.unscheduled) == 0 {
+		return
+	}
+	waiting := s.unscheduled
+	s.unscheduled = nil
+	for i, p := range waiting {
+		if p.gone || p.Terminating || p.node != nil {
+			continue
+		}
+		if !s.schedule(p) {
+			// no room: keep the rest in order
+			for _, q := range waiting[i+1:] {
+				if !q.gone && !q.Terminating && q.node == nil {
+					s.unscheduled = append(s.unscheduled, q)
+				}
+			}
+			return
+		}
+	}
+}
+
+// draw returns a duration uniformly distributed over the range, in whole
+// milliseconds.
+func (s *Sim) draw(r Range) time.Duration {
+	lo, hi := time.Duration(r.Min), time.Duration(r.Max)
+	if hi <= lo {
+		return lo
+	}
+	steps := int64((hi - lo) / time.Millisecond)
+	return lo + time.Duration(s.rng.Int64N(steps+1))*time.Millisecond
+}
+
+func (s *Sim) podTimer(p *Pod, kind eventKind, after time.Duration) {
+	s.q.push(event{at: s.now + after, kind: kind, pod: p, gen: p.gen})
+}
+
+// crashBackoff is the kubelet's restart back-off: 10s doubling to 5m.
+func crashBackoff(restarts int32) time.Duration {
+	d := 10 * time.Second
+	for i := int32(1); i < restarts && d < 5*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 5*time.Minute)
+}
+
+// crashAfter is how long a crash-looping container runs before it exits.
+const crashAfter = time.Second
+
+// handlePod runs a pod or node timer.
+func (s *Sim) handlePod(e event) {
+	if e.kind == evNodeEvict {
+		s.evictNode(e.node, e.gen)
+		return
+	}
+	p := e.pod
+	if p == nil || p.gone || p.gen != e.gen {
+		return // stale: the pod changed since the timer was set
+	}
+	before := p.flags()
+	switch e.kind {
+	case evPodRunning:
+		p.phase = corev1.PodRunning
+		s.account(p, before)
+		switch p.mode {
+		case modeHealthy:
+			s.podTimer(p, evPodReady, s.draw(s.sc.Cluster.Readiness))
+		case modeCrashLoop:
+			s.podTimer(p, evPodCrash, crashAfter)
+		}
+	case evPodCrash:
+		p.restarts++
+		s.account(p, before)
+		s.podTimer(p, evPodCrash, crashBackoff(p.restarts)+crashAfter)
+	case evPodReady:
+		if p.node != nil && p.node.down {
+			return
+		}
+		p.ready = true
+		p.readyAt = s.now
+		p.available = p.rs == nil || p.rs.minReady == 0
+		s.account(p, before)
+		if !p.available {
+			s.podTimer(p, evPodAvailable, p.rs.minReady)
+		}
+	case evPodAvailable:
+		p.available = true
+		s.account(p, before)
+	case evPodGone:
+		s.removePod(p)
+	}
+}
+
+// refreshAvailability recomputes p's availability after its ReplicaSet's
+// minReadySeconds changed.
+func (s *Sim) refreshAvailability(p *Pod) {
+	if !p.ready || p.Terminating {
+		return
+	}
+	before := p.flags()
+	due := p.readyAt + p.rs.minReady
+	p.available = s.now >= due
+	s.account(p, before)
+	if !p.available {
+		s.podTimer(p, evPodAvailable, due-s.now)
+	}
+}
+
+// deletePod deletes p gracefully: it is terminating (not counted as a
+// replica) until its containers exit, then it is gone.
+func (s *Sim) deletePod(p *Pod, why string) {
+	if p.gone || p.Terminating {
+		return
+	}
+	before := p.flags()
+	p.Terminating = true
+	p.deletedAt = s.now
+	p.ready, p.available = false, false
+	s.account(p, before)
+	grace := s.draw(s.sc.Cluster.Termination)
+	if p.node == nil || p.phase == corev1.PodPending {
+		grace = 0 // nothing runs yet: the kubelet removes it at once
+	}
+	if grace == 0 {
+		s.removePod(p)
+		return
+	}
+	s.podTimer(p, evPodGone, grace)
+}
+
+// removePod removes a pod from the store (its containers exited).
+func (s *Sim) removePod(p *Pod) {
+	if p.gone {
+		return
+	}
+	before := p.flags()
+	p.gone = true
+	delete(s.st.pods, p.Name)
+	if st := p.rs; st != nil {
+		last := len(st.pods) - 1
+		moved := st.pods[last]
+		st.pods[p.idx] = moved
+		moved.idx = p.idx
+		st.pods[last] = nil
+		st.pods = st.pods[:last]
+	}
+	if p.node != nil {
+		p.node.used--
+	}
+	s.account(p, before)
+	if st := p.rs; st != nil && st.ownerKey != "" {
+		// upstream's deletePod handler: a Recreate Deployment is queued
+		// once its last pod is gone
+		if d := s.st.deployments[st.ownerKey]; d != nil && d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && !s.hasPods(d) {
+			s.notifyDeployment(st.ownerKey)
+		}
+	}
+	s.retrySchedule()
+}
+
+func (s *Sim) hasPods(d *appsv1.Deployment) bool {
+	for _, st := range s.st.rsState {
+		if st.ownerKey == objKey(d.Namespace, d.Name) && len(st.pods) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// failNode takes a node down: its pods lose readiness at once; after the
+// eviction timeout they are deleted and replaced.
+func (s *Sim) failNode(n *Node) {
+	if n.down {
+		return
+	}
+	n.down = true
+	n.gen++
+	for _, p := range s.podsOnNode(n) {
+		before := p.flags()
+		p.ready, p.available = false, false
+		s.account(p, before) // also invalidates the pod's timers
+	}
+	s.q.push(event{at: s.now + time.Duration(s.sc.Cluster.EvictionTimeout), kind: evNodeEvict, node: n, gen: n.gen})
+}
+
+func (s *Sim) recoverNode(n *Node) {
+	if !n.down {
+		return
+	}
+	n.down = false
+	n.gen++
+	for _, p := range s.podsOnNode(n) {
+		if p.Terminating {
+			continue
+		}
+		// the kubelet restarts the containers
+		before := p.flags()
+		p.phase = corev1.PodPending
+		s.account(p, before)
+		if p.mode != modePullError {
+			s.podTimer(p, evPodRunning, s.draw(s.sc.Cluster.Startup))
+		}
+	}
+	s.retrySchedule()
+}
+
+func (s *Sim) evictNode(n *Node, gen uint32) {
+	if !n.down || n.gen != gen {
+		return
+	}
+	pods := s.podsOnNode(n)
+	if len(pods) > 0 {
+		s.note("node %s: evicting %d pods (not ready for %s)", n.Name, len(pods), time.Duration(s.sc.Cluster.EvictionTimeout))
+	}
+	for _, p := range pods {
+		s.deletePod(p, "evicted")
+	}
+}
+
+// podsOnNode lists the pods bound to n in name order.
+func (s *Sim) podsOnNode(n *Node) []*Pod {
+	var out []*Pod
+	for _, k := range sortedKeys(s.st.pods) {
+		if p := s.st.pods[k]; p.node == n {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ---- ReplicaSet controller ----
+
+// burstReplicas caps the pods created or deleted in one sync.
+const burstReplicas = 500
+
+// syncReplicaSet is one sync of the ReplicaSet controller.
+func (s *Sim) syncReplicaSet(k queueKey) {
+	rs := s.st.replicaSets[k.name]
+	st := s.st.rsState[k.name]
+	if rs == nil || st == nil {
+		return
+	}
+	s.stats.ReplicaSetSyncs++
+	diff := st.active - rsReplicas(rs)
+	var createErr error
+	switch {
+	case diff < 0:
+		n := min(-diff, burstReplicas)
+		_, createErr = slowStart(int(n), func() error { return s.createPod(rs, st) })
+	case diff > 0:
+		n := min(diff, burstReplicas)
+		for _, p := range s.podsToDelete(st, int(n)) {
+			s.deletePod(p, "scaled down")
+		}
+	}
+	if createErr != nil {
+		st.failure = createErr.Error()
+	} else if diff <= 0 {
+		st.failure = ""
+	}
+	s.writeRSStatus(rs, st, createErr)
+}
+
+// slowStart calls fn n times in batches of 1, 2, 4, … and stops after the
+// first batch with a failure. It returns the number of successes.
+func slowStart(n int, fn func() error) (int, error) {
+	done := 0
+	for batch := 1; done < n; batch *= 2 {
+		size := min(batch, n-done)
+		var first error
+		for i := 0; i < size; i++ {
+			if err := fn(); err != nil {
+				if first == nil {
+					first = err
+				}
+				continue
+			}
+			done++
+		}
+		if first != nil {
+			return done, first
+		}
+	}
+	return done, nil
+}
+
+// writeRSStatus computes the ReplicaSet status from the pod counts and writes
+// it when it changed.
+func (s *Sim) writeRSStatus(rs *appsv1.ReplicaSet, st *rsState, createErr error) {
+	want := appsv1.ReplicaSetStatus{
+		Replicas:             st.active,
+		FullyLabeledReplicas: st.active,
+		ReadyReplicas:        st.ready,
+		AvailableReplicas:    st.available,
+		ObservedGeneration:   rs.Generation,
+		Conditions:           rs.Status.Conditions,
+	}
+	if !s.opts.Plan.DisableTerminatingReplicas {
+		t := st.terminating
+		want.TerminatingReplicas = &t
+	}
+	failure := replicaFailure(rs.Status.Conditions)
+	switch {
+	case createErr != nil && failure == nil:
+		want.Conditions = append(slices.Clone(rs.Status.Conditions), appsv1.ReplicaSetCondition{
+			Type: appsv1.ReplicaSetReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate",
+			Message: createErr.Error(), LastTransitionTime: s.stamp(),
+		})
+	case createErr == nil && failure != nil:
+		want.Conditions = slices.DeleteFunc(slices.Clone(rs.Status.Conditions), func(c appsv1.ReplicaSetCondition) bool {
+			return c.Type == appsv1.ReplicaSetReplicaFailure
+		})
+		if len(want.Conditions) == 0 {
+			want.Conditions = nil
+		}
+	}
+	if !specChanged(rs.Status, want) {
+		return
+	}
+	c := *rs
+	c.Status = want
+	c.ResourceVersion = s.st.nextRV()
+	s.st.replicaSets[st.key] = &c
+	s.rsChanged(rs, &c)
+}
+
+func replicaFailure(conds []appsv1.ReplicaSetCondition) *appsv1.ReplicaSetCondition {
+	for i := range conds {
+		if conds[i].Type == appsv1.ReplicaSetReplicaFailure {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// rankKey is what the deletion ranking compares for one pod.
+type rankKey struct {
+	p          *Pod
+	assigned   bool
+	phase      int
+	ready      bool
+	rank       int32
+	readyAt    time.Time
+	restarts   int32
+	createdAt  time.Time
+	readyLog   int64
+	createdLog int64
+}
+
+// podsToDelete picks n active pods of st to delete, by the ReplicaSet
+// controller's ranking (see [LessForDeletion]).
+func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
+	active := make([]*Pod, 0, st.active)
+	for _, p := range st.pods {
+		if p.active() {
+			active = append(active, p)
+		}
+	}
+	if n >= len(active) {
+		return active
+	}
+	now := s.wall()
+	keys := make([]rankKey, len(active))
+	for i, p := range active {
+		keys[i] = s.rankKeyOf(p, st, now)
+	}
+	less := func(a, b *rankKey) bool { return lessForDeletion(a, b) }
+	if n <= 8 {
+		// partial selection: n passes of a linear minimum
+		out := make([]*Pod, 0, n)
+		for len(out) < n {
+			best := -1
+			for i := range keys {
+				if keys[i].p == nil {
+					continue
+				}
+				if best < 0 || less(&keys[i], &keys[best]) {
+					best = i
+				}
+			}
+			out = append(out, keys[best].p)
+			keys[best].p = nil
+		}
+		return out
+	}
+	slices.SortFunc(keys, func(a, b rankKey) int {
+		if less(&a, &b) {
+			return -1
+		}
+		if less(&b, &a) {
+			return 1
+		}
+		return 0
+	})
+	out := make([]*Pod, n)
+	for i := range out {
+		out[i] = keys[i].p
+	}
+	return out
+}
+
+func (s *Sim) rankKeyOf(p *Pod, st *rsState, now time.Time) rankKey {
+	k := rankKey{p: p, assigned: p.node != nil, ready: p.ready, restarts: p.restarts, rank: s.colo[coloKey{st.owner, p.nodeName()}]}
+	switch {
+	case p.phase == corev1.PodPending:
+		k.phase = 0
+	case p.node != nil && p.node.down:
+		k.phase = 1 // the node controller marks pods of an unreachable node Unknown
+	default:
+		k.phase = 2
+	}
+	k.createdAt = Epoch.Add(p.created).Truncate(time.Second)
+	k.createdLog = logRank(now.Sub(k.createdAt))
+	if p.ready {
+		k.readyAt = Epoch.Add(p.readyAt).Truncate(time.Second)
+		k.readyLog = logRank(now.Sub(k.readyAt))
+	}
+	return k
+}
+
+func logRank(d time.Duration) int64 {
+	if d <= 0 {
+		return -1
+	}
+	return int64(math.Log2(float64(d)))
+}
+
+// lessForDeletion reports whether a should be deleted before b: unassigned
+// before assigned; Pending before Unknown before Running; not ready before
+// ready; more pods of the same controller on its node first; more recently
+// ready first (in log2 buckets of the time since, then by UID); more
+// restarts first; newer first (log2 buckets, then UID). The final UID and
+// name comparisons make the order total.
+func lessForDeletion(a, b *rankKey) bool {
+	if a.assigned != b.assigned {
+		return !a.assigned
+	}
+	if a.phase != b.phase {
+		return a.phase < b.phase
+	}
+	if a.ready != b.ready {
+		return !a.ready
+	}
+	if a.rank != b.rank {
+		return a.rank > b.rank
+	}
+	if a.ready && b.ready && !a.readyAt.Equal(b.readyAt) {
+		if d := a.readyLog - b.readyLog; d != 0 {
+			return d < 0
+		}
+		return a.p.UID < b.p.UID
+	}
+	if a.restarts != b.restarts {
+		return a.restarts > b.restarts
+	}
+	if !a.createdAt.Equal(b.createdAt) {
+		if d := a.createdLog - b.createdLog; d != 0 {
+			return d < 0
+		}
+		return a.p.UID < b.p.UID
+	}
+	if a.p.UID != b.p.UID {
+		return a.p.UID < b.p.UID
+	}
+	return a.p.Name < b.p.Name
+}
+
+func typesUID(s string) types.UID { return types.UID(s) }

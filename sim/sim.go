@@ -1,0 +1,719 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/deploymath/deploymath/rollout"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Options tune one run. The zero value runs the scenario as written.
+type Options struct {
+	// Seed, when non-nil, replaces the scenario's seed.
+	Seed *uint64
+	// Until, when positive, replaces the scenario's time limit.
+	Until time.Duration
+	// Plan is passed to [rollout.PlanWith] on every sync.
+	Plan rollout.Options
+	// NoTrace skips building the trace (frames); the summary is still
+	// computed. Benchmarks use it.
+	NoTrace bool
+	// Check runs the invariants (see [Invariants]) after every write of the
+	// Deployment controller and at the end of the run.
+	Check bool
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	// Scenario is the name of the scenario.
+	Scenario string
+	// Seed is the seed the run used.
+	Seed uint64
+	// Trace is the timeline (empty with Options.NoTrace).
+	Trace Trace
+	// Summary condenses the run.
+	Summary Summary
+	// Violations are the broken invariants, in order (only with Options.Check).
+	Violations []Violation
+	// Stats count the work of the engine.
+	Stats Stats
+}
+
+// Stats count what the engine did during a run.
+type Stats struct {
+	// Events is the number of queue events processed.
+	Events int
+	// DeploymentSyncs and ReplicaSetSyncs count controller syncs.
+	DeploymentSyncs, ReplicaSetSyncs int
+	// PodsCreated counts pods created by the ReplicaSet controller.
+	PodsCreated int
+}
+
+// Sim is one run of a scenario: the virtual clock, the event queue, the
+// seeded random generator, the store and the controllers. Create it with
+// [New], run it with [Sim.Run]. A Sim is single-use and not safe for
+// concurrent use.
+type Sim struct {
+	sc    *Scenario
+	opts  Options
+	rng   *rand.Rand
+	seed  uint64
+	now   time.Duration
+	until time.Duration
+
+	q     eventQueue
+	wq    workQueue
+	st    *store
+	nodes []*Node
+	next  int // round-robin cursor of the scheduler
+	// unscheduled pods waiting for capacity, in creation order
+	unscheduled []*Pod
+	colo        map[coloKey]int32
+
+	stopWhenConverged bool
+	lastStepAt        time.Duration
+	stepsLeft         int
+	syncsThisInstant  map[queueKey]int
+
+	cur    *Frame // frame being built for the current instant
+	trace  Trace
+	prev   string // rendering of the last frame's state, for change detection
+	met    metrics
+	stats  Stats
+	checks *checker
+	failed error
+	done   bool
+}
+
+// coloKey counts the active pods of one controller on one node (the
+// ReplicaSet controller's co-location rank).
+type coloKey struct {
+	owner string
+	node  string
+}
+
+// New prepares a run of sc. The scenario is not modified.
+func New(sc *Scenario, o Options) (*Sim, error) {
+	if sc == nil {
+		return nil, fmt.Errorf("scenario: must not be nil")
+	}
+	seed := sc.Seed
+	if o.Seed != nil {
+		seed = *o.Seed
+	}
+	until := time.Duration(sc.Until)
+	if o.Until > 0 {
+		until = o.Until
+	}
+	if until <= 0 {
+		until = defaultUntil
+	}
+	s := &Sim{
+		sc:               sc,
+		opts:             o,
+		rng:              rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		seed:             seed,
+		until:            until,
+		wq:               newWorkQueue(),
+		st:               newStore(),
+		colo:             map[coloKey]int32{},
+		syncsThisInstant: map[queueKey]int{},
+	}
+	for _, n := range sc.Cluster.Nodes {
+		s.nodes = append(s.nodes, &Node{Name: n.Name, Capacity: n.Capacity})
+	}
+	if len(s.nodes) == 0 {
+		s.nodes = append(s.nodes, &Node{Name: "node-1", Capacity: 1 << 30})
+	}
+	if o.Check {
+		s.checks = newChecker(s)
+	}
+	s.met.init()
+	return s, nil
+}
+
+// Run runs the scenario to its end: the time limit, convergence after a
+// stopWhenConverged step, or an empty event queue.
+func Run(sc *Scenario, o Options) (*Result, error) {
+	s, err := New(sc, o)
+	if err != nil {
+		return nil, err
+	}
+	return s.Run()
+}
+
+// defaultUntil is the time limit of a scenario that sets none.
+const defaultUntil = 30 * time.Minute
+
+// maxSyncsPerInstant guards against controllers that never settle.
+const maxSyncsPerInstant = 1000
+
+// Run executes the run. It returns an error only when the scenario cannot be
+// simulated (an object the API server would refuse at load time, or a
+// controller that keeps writing without settling).
+func (s *Sim) Run() (*Result, error) {
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	s.q.push(event{at: s.until, kind: evUntil})
+	for s.q.len() > 0 && s.failed == nil {
+		at, _ := s.q.peekTime()
+		if at > s.until {
+			break
+		}
+		if at != s.now {
+			if s.endInstant() {
+				s.done = true
+				break
+			}
+			s.now = at
+			clear(s.syncsThisInstant)
+		}
+		e := s.q.pop()
+		if e.kind == evUntil {
+			break
+		}
+		s.stats.Events++
+		s.handle(e)
+	}
+	if s.failed != nil {
+		return nil, s.failed
+	}
+	if !s.done {
+		s.endInstant()
+	}
+	res := &Result{Scenario: s.sc.Name, Seed: s.seed, Trace: s.trace, Stats: s.stats}
+	res.Summary = s.met.summary(s)
+	if s.checks != nil {
+		s.checks.final()
+		res.Violations = s.checks.violations
+	}
+	return res, nil
+}
+
+// handle dispatches one event.
+func (s *Sim) handle(e event) {
+	switch e.kind {
+	case evStep:
+		s.runStep(e.idx)
+	case evProcess:
+		if !s.wq.dirty[e.key] {
+			return
+		}
+		delete(s.wq.dirty, e.key)
+		s.syncsThisInstant[e.key]++
+		if s.syncsThisInstant[e.key] > maxSyncsPerInstant {
+			s.failed = fmt.Errorf("t=%s: %s keeps syncing without settling (more than %d syncs at one instant)", s.now, e.key.name, maxSyncsPerInstant)
+			return
+		}
+		switch e.key.ctrl {
+		case ctrlDeployment:
+			s.syncDeployment(e.key)
+		case ctrlReplicaSet:
+			s.syncReplicaSet(e.key)
+		}
+	case evTimer:
+		if at, ok := s.wq.waiting[e.key]; !ok || at != e.at {
+			return // superseded by an earlier timer
+		}
+		delete(s.wq.waiting, e.key)
+		s.add(e.key)
+	default:
+		s.handlePod(e)
+	}
+}
+
+// add puts key in the work queue now (informer-style, deduplicated).
+func (s *Sim) add(k queueKey) {
+	if s.wq.dirty[k] {
+		return
+	}
+	s.wq.dirty[k] = true
+	s.q.push(event{at: s.now, kind: evProcess, key: k})
+}
+
+// addAfter puts key in the work queue after d, keeping only the earliest
+// pending delay per key (client-go's delaying queue).
+func (s *Sim) addAfter(k queueKey, d time.Duration) {
+	if d <= 0 {
+		s.add(k)
+		return
+	}
+	at := s.now + d
+	if cur, ok := s.wq.waiting[k]; ok && cur <= at {
+		return
+	}
+	s.wq.waiting[k] = at
+	s.q.push(event{at: at, kind: evTimer, key: k})
+}
+
+// notify is how informers react to a change: the key is queued after the
+// controller reaction latency of the cluster.
+func (s *Sim) notify(k queueKey) {
+	s.addAfter(k, time.Duration(s.sc.Cluster.ControllerLatency))
+}
+
+func (s *Sim) notifyDeployment(key string) {
+	if key != "" {
+		s.notify(queueKey{ctrlDeployment, key})
+	}
+}
+
+func (s *Sim) notifyRS(key string) { s.notify(queueKey{ctrlReplicaSet, key}) }
+
+// wall is the wall-clock instant of the virtual now.
+func (s *Sim) wall() time.Time { return Epoch.Add(s.now) }
+
+// stamp is the virtual now as the API server stores it (seconds).
+func (s *Sim) stamp() metav1.Time { return truncTime(metav1.NewTime(s.wall())) }
+
+// note adds a line to the current frame.
+func (s *Sim) note(format string, args ...any) {
+	if s.opts.NoTrace {
+		return
+	}
+	f := s.frame()
+	f.Notes = append(f.Notes, fmt.Sprintf(format, args...))
+}
+
+func (s *Sim) frame() *Frame {
+	if s.cur == nil {
+		s.cur = &Frame{At: s.now}
+	}
+	return s.cur
+}
+
+// endInstant closes the current instant: metrics, the trace frame and the
+// convergence check. It reports whether the run should stop.
+func (s *Sim) endInstant() bool {
+	s.met.observe(s)
+	if s.checks != nil {
+		s.checks.instant()
+	}
+	if !s.opts.NoTrace {
+		f := s.frame()
+		s.fillState(f)
+		state := describeState(f)
+		if len(f.Notes) > 0 || len(f.Events) > 0 || state != s.prev {
+			s.trace.Frames = append(s.trace.Frames, *f)
+			s.prev = state
+		}
+	}
+	s.cur = nil
+	if s.stopWhenConverged && s.stepsLeft == 0 && s.converged() {
+		if !s.opts.NoTrace {
+			s.trace.Frames[len(s.trace.Frames)-1].Notes = append(s.trace.Frames[len(s.trace.Frames)-1].Notes, "converged: stopping")
+		}
+		return true
+	}
+	return false
+}
+
+// converged reports whether every Deployment is complete, no pod is
+// terminating and no controller has work queued.
+func (s *Sim) converged() bool {
+	if len(s.wq.dirty) > 0 {
+		return false
+	}
+	for _, k := range sortedKeys(s.st.deployments) {
+		if !s.deploymentComplete(s.st.deployments[k]) {
+			return false
+		}
+	}
+	for _, st := range s.st.rsState {
+		if st.terminating > 0 || int32(len(st.pods)) != st.active {
+			return false
+		}
+	}
+	return true
+}
+
+// deploymentComplete is upstream's DeploymentComplete plus "no old pods":
+// every replica updated and available, and the status observed.
+func (s *Sim) deploymentComplete(d *appsv1.Deployment) bool {
+	want := replicas(d)
+	st := d.Status
+	return st.UpdatedReplicas == want && st.Replicas == want && st.AvailableReplicas == want && st.ObservedGeneration >= d.Generation
+}
+
+func replicas(d *appsv1.Deployment) int32 {
+	if d.Spec.Replicas == nil {
+		return 1
+	}
+	return *d.Spec.Replicas
+}
+
+func rsReplicas(rs *appsv1.ReplicaSet) int32 {
+	if rs.Spec.Replicas == nil {
+		return 1
+	}
+	return *rs.Spec.Replicas
+}
+
+// ---- Deployment controller ----
+
+// syncDeployment is one sync of the Deployment controller: rollout.Plan on
+// the store as of now, then the plan applied as the API server would.
+func (s *Sim) syncDeployment(k queueKey) {
+	d := s.st.deployments[k.name]
+	if d == nil {
+		return
+	}
+	s.stats.DeploymentSyncs++
+	snap := rollout.Snapshot{Deployment: d, ReplicaSets: s.st.replicaSetsIn(d.Namespace), Now: s.wall()}
+	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+		snap.Pods = s.podsOf(d)
+	}
+	res, err := rollout.PlanWith(snap, s.opts.Plan)
+	if err != nil {
+		s.note("sync %s failed: %v", d.Name, err)
+		s.syncFailed(k)
+		return
+	}
+	for i, a := range res.Actions {
+		var before *checkState
+		if s.checks != nil {
+			before = s.checks.capture(d.Namespace, d.Name)
+		}
+		if err := s.apply(a); err != nil {
+			s.note("sync %s: action %d of %d (%s) failed: %v", d.Name, i+1, len(res.Actions), actionName(a), err)
+			s.syncFailed(k)
+			return
+		}
+		if s.checks != nil {
+			s.checks.afterAction(before, a, s.checks.capture(d.Namespace, d.Name))
+		}
+	}
+	s.recordEvents(d.Name, res.Events)
+	if res.Stop != "" {
+		s.note("sync %s stopped: %s", d.Name, res.Stop)
+		s.syncFailed(k)
+		return
+	}
+	if res.Requeue.RateLimited {
+		s.addAfter(k, s.wq.backoff(k))
+	}
+	if res.Requeue.After > 0 {
+		s.addAfter(k, res.Requeue.After)
+	}
+	delete(s.wq.failures, k) // Forget: the sync succeeded
+}
+
+// syncFailed requeues k through the rate limiter, as upstream's handleErr
+// does, and drops it after maxRetries failures.
+func (s *Sim) syncFailed(k queueKey) {
+	if s.wq.failures[k] < maxRetries {
+		s.addAfter(k, s.wq.backoff(k))
+		return
+	}
+	delete(s.wq.failures, k)
+	s.note("dropping deployment %q out of the queue after %d retries", k.name, maxRetries)
+}
+
+func (s *Sim) recordEvents(object string, evs []rollout.Event) {
+	if s.opts.NoTrace || len(evs) == 0 {
+		for _, e := range evs {
+			s.met.event(e)
+		}
+		return
+	}
+	f := s.frame()
+	for _, e := range evs {
+		s.met.event(e)
+		f.Events = append(f.Events, TraceEvent{Object: object, Type: e.Type, Reason: e.Reason, Message: e.Message})
+	}
+}
+
+func actionName(a rollout.Action) string {
+	switch a := a.(type) {
+	case rollout.CreateReplicaSet:
+		return "create replicaset " + a.ReplicaSet.Name
+	case rollout.UpdateReplicaSet:
+		return "update replicaset " + a.ReplicaSet.Name
+	case rollout.ScaleReplicaSet:
+		return "scale replicaset " + a.ReplicaSet.Name
+	case rollout.DeleteReplicaSet:
+		return "delete replicaset " + a.Name
+	case rollout.AdoptReplicaSet:
+		return "adopt replicaset " + a.ReplicaSet.Name
+	case rollout.ReleaseReplicaSet:
+		return "release replicaset " + a.ReplicaSet.Name
+	case rollout.UpdateDeployment:
+		return "update deployment " + a.Deployment.Name
+	case rollout.UpdateDeploymentStatus:
+		return "update status of deployment " + a.Deployment.Name
+	}
+	return fmt.Sprintf("%T", a)
+}
+
+// apply performs one action against the store.
+func (s *Sim) apply(a rollout.Action) error {
+	switch a := a.(type) {
+	case rollout.CreateReplicaSet:
+		return s.createReplicaSet(a.ReplicaSet)
+	case rollout.UpdateReplicaSet:
+		return s.updateReplicaSet(a.ReplicaSet)
+	case rollout.ScaleReplicaSet:
+		return s.updateReplicaSet(a.ReplicaSet)
+	case rollout.AdoptReplicaSet:
+		return s.updateReplicaSet(a.ReplicaSet)
+	case rollout.ReleaseReplicaSet:
+		return s.updateReplicaSet(a.ReplicaSet)
+	case rollout.DeleteReplicaSet:
+		return s.deleteReplicaSet(a.Namespace, a.Name, a.UID)
+	case rollout.UpdateDeployment:
+		return s.updateDeployment(a.Deployment)
+	case rollout.UpdateDeploymentStatus:
+		return s.updateDeploymentStatus(a.Deployment)
+	}
+	return fmt.Errorf("unknown action %T", a)
+}
+
+// ---- API server writes ----
+
+func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
+	if obj == nil {
+		return fmt.Errorf("create replicaset: nil object")
+	}
+	c := *obj
+	rs := &c
+	if rs.Namespace == "" {
+		rs.Namespace = metav1.NamespaceDefault
+	}
+	key := objKey(rs.Namespace, rs.Name)
+	if _, ok := s.st.replicaSets[key]; ok {
+		return &apiError{"AlreadyExists", fmt.Sprintf("replicasets.apps %q already exists", rs.Name)}
+	}
+	rs.UID = s.st.nextUID()
+	rs.ResourceVersion = s.st.nextRV()
+	rs.Generation = 1
+	rs.CreationTimestamp = s.stamp()
+	rs.Status = appsv1.ReplicaSetStatus{}
+	s.st.replicaSets[key] = rs
+	st := &rsState{key: key, uid: rs.UID}
+	s.st.rsState[key] = st
+	s.syncRSState(st, rs)
+	s.rsChanged(nil, rs)
+	return nil
+}
+
+// updateReplicaSet writes metadata and spec (the main resource; status is
+// kept), with optimistic concurrency on a non-empty resourceVersion.
+func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet) error {
+	if obj == nil {
+		return fmt.Errorf("update replicaset: nil object")
+	}
+	ns := obj.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	key := objKey(ns, obj.Name)
+	old := s.st.replicaSets[key]
+	if old == nil {
+		return notFoundError("replicasets.apps", obj.Name)
+	}
+	if (obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion) || (obj.UID != "" && obj.UID != old.UID) {
+		return conflictError("replicasets.apps", obj.Name)
+	}
+	c := *obj
+	rs := &c
+	rs.Namespace = ns
+	rs.UID = old.UID
+	rs.CreationTimestamp = old.CreationTimestamp
+	rs.DeletionTimestamp = old.DeletionTimestamp
+	rs.Status = old.Status
+	rs.Generation = old.Generation
+	if specChanged(old.Spec, rs.Spec) {
+		rs.Generation++
+	}
+	rs.ResourceVersion = s.st.nextRV()
+	s.st.replicaSets[key] = rs
+	s.syncRSState(s.st.rsState[key], rs)
+	s.rsChanged(old, rs)
+	return nil
+}
+
+// deleteReplicaSet deletes a ReplicaSet with a UID precondition; the garbage
+// collector then deletes its pods gracefully (background propagation).
+func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
+	if namespace == "" {
+		namespace = metav1.NamespaceDefault
+	}
+	key := objKey(namespace, name)
+	old := s.st.replicaSets[key]
+	if old == nil {
+		return notFoundError("replicasets.apps", name)
+	}
+	if uid != "" && uid != old.UID {
+		return conflictError("replicasets.apps", name)
+	}
+	delete(s.st.replicaSets, key)
+	st := s.st.rsState[key]
+	delete(s.st.rsState, key)
+	for _, p := range slices_clone(st.pods) {
+		if !p.Terminating {
+			s.deletePod(p, "garbage collected: its replica set was deleted")
+		}
+	}
+	s.rsChanged(old, nil)
+	return nil
+}
+
+func slices_clone(p []*Pod) []*Pod { return append([]*Pod(nil), p...) }
+
+// rsChanged is the informer fan-out of a ReplicaSet change: the ReplicaSet
+// controller queues the ReplicaSet, the Deployment controller queues the
+// owning Deployment(s), or for an orphan every Deployment selecting it.
+func (s *Sim) rsChanged(old, cur *appsv1.ReplicaSet) {
+	seen := map[string]bool{}
+	for _, rs := range []*appsv1.ReplicaSet{old, cur} {
+		if rs == nil {
+			continue
+		}
+		if ref := metav1.GetControllerOf(rs); ref != nil {
+			if ref.Kind == "Deployment" {
+				key := objKey(rs.Namespace, ref.Name)
+				if d := s.st.deployments[key]; d != nil && d.UID == ref.UID && !seen[key] {
+					seen[key] = true
+					s.notifyDeployment(key)
+				}
+			}
+			continue
+		}
+		for _, key := range sortedKeys(s.st.deployments) {
+			d := s.st.deployments[key]
+			if d.Namespace == rs.Namespace && !seen[key] && deploymentSelects(d, rs.Labels) {
+				seen[key] = true
+				s.notifyDeployment(key)
+			}
+		}
+	}
+	if cur != nil {
+		s.notifyRS(objKey(cur.Namespace, cur.Name))
+	}
+}
+
+// syncRSState refreshes the runtime bookkeeping after a ReplicaSet write:
+// its controller (for co-location ranks) and minReadySeconds (availability).
+func (s *Sim) syncRSState(st *rsState, rs *appsv1.ReplicaSet) {
+	owner, ownerKey := "rs:"+string(rs.UID), ""
+	if ref := metav1.GetControllerOf(rs); ref != nil {
+		owner = string(ref.UID)
+		if ref.Kind == "Deployment" {
+			ownerKey = objKey(rs.Namespace, ref.Name)
+		}
+	}
+	if owner != st.owner {
+		for _, p := range st.pods {
+			if p.active() {
+				s.colo[coloKey{st.owner, p.nodeName()}]--
+				s.colo[coloKey{owner, p.nodeName()}]++
+			}
+		}
+		st.owner = owner
+	}
+	st.ownerKey = ownerKey
+	minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second
+	if minReady != st.minReady {
+		st.minReady = minReady
+		for _, p := range st.pods {
+			s.refreshAvailability(p)
+		}
+	}
+}
+
+// createDeployment stores a new Deployment (defaulted by the caller).
+func (s *Sim) createDeployment(d *appsv1.Deployment) error {
+	key := objKey(d.Namespace, d.Name)
+	if _, ok := s.st.deployments[key]; ok {
+		return &apiError{"AlreadyExists", fmt.Sprintf("deployments.apps %q already exists", d.Name)}
+	}
+	d = d.DeepCopy()
+	d.UID = s.st.nextUID()
+	d.ResourceVersion = s.st.nextRV()
+	d.Generation = 1
+	d.CreationTimestamp = s.stamp()
+	d.Status = appsv1.DeploymentStatus{}
+	s.st.deployments[key] = d
+	s.notifyDeployment(key)
+	if s.checks != nil {
+		s.checks.userChange(key)
+	}
+	return nil
+}
+
+// writeDeploymentSpec stores a user's change of a Deployment (metadata and
+// spec), bumping generation when the spec changed.
+func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
+	d.ResourceVersion = s.st.nextRV()
+	d.Status = old.Status
+	d.UID = old.UID
+	d.CreationTimestamp = old.CreationTimestamp
+	d.Generation = old.Generation
+	if specChanged(old.Spec, d.Spec) {
+		d.Generation++
+	}
+	key := objKey(d.Namespace, d.Name)
+	s.st.deployments[key] = d
+	s.notifyDeployment(key)
+}
+
+func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
+	if obj == nil {
+		return fmt.Errorf("update deployment: nil object")
+	}
+	key := objKey(obj.Namespace, obj.Name)
+	old := s.st.deployments[key]
+	if old == nil {
+		return notFoundError("deployments.apps", obj.Name)
+	}
+	if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
+		return conflictError("deployments.apps", obj.Name)
+	}
+	d := rollout.Default(obj)
+	s.writeDeploymentSpec(old, d)
+	return nil
+}
+
+// updateDeploymentStatus writes the status subresource: status and, as the
+// apps/v1 status strategy allows, metadata.annotations; never the spec.
+func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
+	if obj == nil {
+		return fmt.Errorf("update deployment status: nil object")
+	}
+	key := objKey(obj.Namespace, obj.Name)
+	old := s.st.deployments[key]
+	if old == nil {
+		return notFoundError("deployments.apps", obj.Name)
+	}
+	if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
+		return conflictError("deployments.apps", obj.Name)
+	}
+	c := *old
+	d := &c
+	d.Status = *obj.Status.DeepCopy()
+	truncStatusTimes(&d.Status)
+	d.Annotations = obj.Annotations
+	d.ResourceVersion = s.st.nextRV()
+	s.st.deployments[key] = d
+	s.notifyDeployment(key)
+	return nil
+}
+
+// podsOf returns the pods of d's ReplicaSets as API objects (for the
+// Recreate strategy, which checks that no old pod is still running).
+func (s *Sim) podsOf(d *appsv1.Deployment) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, rs := range s.st.ownedReplicaSets(d) {
+		st := s.st.rsState[objKey(rs.Namespace, rs.Name)]
+		for _, p := range st.pods {
+			out = append(out, p.object(rs))
+		}
+	}
+	return out
+}

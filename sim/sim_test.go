@@ -1,0 +1,289 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deploymath/deploymath/rollout"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestEventQueueOrder(t *testing.T) {
+	var q eventQueue
+	q.push(event{at: 3 * time.Second, idx: 1})
+	q.push(event{at: time.Second, idx: 2})
+	q.push(event{at: 3 * time.Second, idx: 3})
+	q.push(event{at: 0, idx: 4})
+	q.push(event{at: time.Second, idx: 5})
+	var got []int
+	for q.len() > 0 {
+		got = append(got, q.pop().idx)
+	}
+	want := []int{4, 2, 5, 1, 3}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("order = %v, want %v (time, then insertion)", got, want)
+		}
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	w := newWorkQueue()
+	k := queueKey{ctrlDeployment, "default/web"}
+	want := []time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond}
+	for i, d := range want {
+		if got := w.backoff(k); got != d {
+			t.Errorf("failure %d: backoff %s, want %s", i, got, d)
+		}
+	}
+	for range 40 {
+		w.backoff(k)
+	}
+	if got := w.backoff(k); got != rateLimitMax {
+		t.Errorf("capped backoff = %s, want %s", got, rateLimitMax)
+	}
+}
+
+func newTestSim(t *testing.T) *Sim {
+	t.Helper()
+	sc, err := ParseScenario([]byte("name: t\nseed: 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestWorkQueueDedupe(t *testing.T) {
+	s := newTestSim(t)
+	k := queueKey{ctrlDeployment, "default/web"}
+	s.add(k)
+	s.add(k)
+	if n := s.q.len(); n != 1 {
+		t.Fatalf("queued %d process events for one key, want 1", n)
+	}
+	s.addAfter(k, 10*time.Second)
+	s.addAfter(k, 20*time.Second) // later than the pending timer: dropped
+	s.addAfter(k, 5*time.Second)  // earlier: replaces
+	if at := s.wq.waiting[k]; at != 5*time.Second {
+		t.Fatalf("waiting at %s, want 5s", at)
+	}
+}
+
+func TestSlowStart(t *testing.T) {
+	calls := 0
+	n, err := slowStart(10, func() error { calls++; return nil })
+	if n != 10 || err != nil || calls != 10 {
+		t.Fatalf("slowStart(10) = %d, %v after %d calls", n, err, calls)
+	}
+	// fail from the 5th call: batches 1, 2, 4 → the batch of 4 fails, no more batches
+	calls = 0
+	n, err = slowStart(20, func() error {
+		calls++
+		if calls >= 5 {
+			return errTest
+		}
+		return nil
+	})
+	if n != 4 || err == nil || calls != 7 {
+		t.Fatalf("slowStart with failures = %d, %v after %d calls; want 4 successes after 7 calls", n, err, calls)
+	}
+}
+
+var errTest = &apiError{"Forbidden", "quota"}
+
+func TestLessForDeletion(t *testing.T) {
+	now := Epoch.Add(time.Hour)
+	mk := func(uid string, f func(k *rankKey)) *rankKey {
+		k := &rankKey{p: &Pod{Name: uid, UID: typesUID(uid)}, assigned: true, phase: 2, ready: true,
+			readyAt: now.Add(-10 * time.Minute), createdAt: now.Add(-20 * time.Minute)}
+		if f != nil {
+			f(k)
+		}
+		k.readyLog = logRank(now.Sub(k.readyAt))
+		k.createdLog = logRank(now.Sub(k.createdAt))
+		return k
+	}
+	cases := []struct {
+		name        string
+		first, last *rankKey
+	}{
+		{"unassigned first", mk("b", func(k *rankKey) { k.assigned = false }), mk("a", nil)},
+		{"pending before running", mk("b", func(k *rankKey) { k.phase = 0 }), mk("a", nil)},
+		{"unknown before running", mk("b", func(k *rankKey) { k.phase = 1 }), mk("a", nil)},
+		{"not ready first", mk("b", func(k *rankKey) { k.ready = false }), mk("a", nil)},
+		{"doubled up first", mk("b", func(k *rankKey) { k.rank = 3 }), mk("a", func(k *rankKey) { k.rank = 1 })},
+		{"recently ready first", mk("b", func(k *rankKey) { k.readyAt = now.Add(-time.Second) }), mk("a", nil)},
+		{"same log bucket: by UID", mk("a", func(k *rankKey) { k.readyAt = now.Add(-9 * time.Minute) }), mk("b", nil)},
+		{"more restarts first", mk("b", func(k *rankKey) { k.restarts = 2 }), mk("a", nil)},
+		{"newer first", mk("b", func(k *rankKey) { k.ready = false; k.createdAt = now.Add(-time.Second) }), mk("a", func(k *rankKey) { k.ready = false })},
+		{"total order by UID", mk("a", nil), mk("b", nil)},
+	}
+	for _, c := range cases {
+		if !lessForDeletion(c.first, c.last) || lessForDeletion(c.last, c.first) {
+			t.Errorf("%s: want %s deleted before %s", c.name, c.first.p.Name, c.last.p.Name)
+		}
+	}
+}
+
+func TestParseScenarioErrors(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"unknown top-level field", "name: x\nsed: 1\n", `line 2: unknown field "sed"`},
+		{"unknown nested field", "name: x\nsteps:\n- at: 1s\n  scale: 2\n- at: 2s\n  setImage: {container: a, imgae: b}\n", `line 6: unknown field "steps[1].setImage.imgae"`},
+		{"bad duration", "name: x\nuntil: 5x\n", `invalid duration "5x"`},
+		{"two actions", "name: x\nsteps:\n- at: 1s\n  scale: 2\n  pause: true\n", `line 3: field "steps[0]": a step needs exactly one action, found 2`},
+		{"unknown mode", "name: x\ncluster:\n  failures:\n  - image: a\n    mode: explode\n", `line 5: field "cluster.failures[0].mode": unknown mode "explode"`},
+		{"steps out of order", "name: x\nsteps:\n- at: 10s\n  pause: true\n- at: 5s\n  resume: true\n", `line 5: field "steps[1].at": steps must be in time order`},
+		{"unknown manifest field", "name: x\nobjects:\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: a}\n  spec:\n    replica: 3\n", `line 7: unknown field "objects[0].spec.replica"`},
+		{"unsupported kind", "name: x\nobjects:\n- apiVersion: v1\n  kind: Service\n", `line 4: field "objects[0].kind": unsupported object`},
+		{"unknown node", "name: x\nsteps:\n- at: 1s\n  failNode: n9\n", `line 4: field "steps[0].failNode": unknown node "n9"`},
+	}
+	for _, c := range cases {
+		_, err := ParseScenario([]byte(c.src))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestDeterminism(t *testing.T) {
+	sc, err := LoadScenario(scenarioDir + "/nginx-rolling-update.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Run(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Text() != b.Text() {
+		t.Fatal("two runs of the same scenario and seed differ")
+	}
+	seed := uint64(99)
+	c, err := Run(sc, Options{Seed: &seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Text() == a.Text() {
+		t.Error("another seed gave the same trace; the seed is not used")
+	}
+}
+
+// TestStoreConcurrency checks the API server model: stale resourceVersions
+// conflict, status writes keep the spec, spec writes bump generation.
+func TestStoreConcurrency(t *testing.T) {
+	s := newTestSim(t)
+	d := rollout.Default(&appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i:1"}}}},
+		},
+	})
+	if err := s.createDeployment(d); err != nil {
+		t.Fatal(err)
+	}
+	stored := s.st.deployments["default/web"]
+	stale := stored.DeepCopy()
+	w := stored.DeepCopy()
+	w.Status.ObservedGeneration = 1
+	w.Spec.Paused = true // ignored by a status write
+	if err := s.updateDeploymentStatus(w); err != nil {
+		t.Fatal(err)
+	}
+	got := s.st.deployments["default/web"]
+	if got.Spec.Paused || got.Status.ObservedGeneration != 1 || got.Generation != 1 {
+		t.Fatalf("status write: paused=%v observedGeneration=%d generation=%d", got.Spec.Paused, got.Status.ObservedGeneration, got.Generation)
+	}
+	stale.Spec.Paused = true
+	if err := s.updateDeployment(stale); err == nil || !strings.Contains(err.Error(), "the object has been modified") {
+		t.Fatalf("stale write: err = %v, want a conflict", err)
+	}
+	fresh := got.DeepCopy()
+	fresh.Spec.Paused = true
+	if err := s.updateDeployment(fresh); err != nil {
+		t.Fatal(err)
+	}
+	if g := s.st.deployments["default/web"]; g.Generation != 2 || g.Status.ObservedGeneration != 1 {
+		t.Fatalf("spec write: generation %d observedGeneration %d, want 2 and 1", g.Generation, g.Status.ObservedGeneration)
+	}
+	if stored.Spec.Paused {
+		t.Fatal("a stored object was modified in place")
+	}
+}
+
+// TestReplicaSetController drives the RS model without the Deployment
+// controller: pods are created, become ready, and surplus pods are deleted
+// not-ready first.
+func TestReplicaSetController(t *testing.T) {
+	s := newTestSim(t)
+	three := int32(3)
+	rs := &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "default"},
+		Spec: appsv1.ReplicaSetSpec{Replicas: &three,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}}}},
+	}
+	if err := s.createReplicaSet(rs); err != nil {
+		t.Fatal(err)
+	}
+	s.runUntil(time.Minute)
+	got := s.st.replicaSets["default/web-1"]
+	if st := got.Status; st.Replicas != 3 || st.ReadyReplicas != 3 || st.AvailableReplicas != 3 || st.ObservedGeneration != 1 {
+		t.Fatalf("status after a minute: %+v", st)
+	}
+	// a fourth pod that never becomes ready is deleted first on scale-down
+	s.sc.Cluster.Failures = []FailureRule{{Labels: map[string]string{"app": "web"}, mode: modeNeverReady}}
+	four := got.DeepCopy()
+	four.Spec.Replicas = ptrTo(int32(4))
+	if err := s.updateReplicaSet(four); err != nil {
+		t.Fatal(err)
+	}
+	s.runUntil(2 * time.Minute)
+	var notReady string
+	for _, p := range s.st.rsState["default/web-1"].pods {
+		if !p.ready {
+			notReady = p.Name
+		}
+	}
+	if notReady == "" {
+		t.Fatal("no not-ready pod")
+	}
+	back := s.st.replicaSets["default/web-1"].DeepCopy()
+	back.Spec.Replicas = &three
+	if err := s.updateReplicaSet(back); err != nil {
+		t.Fatal(err)
+	}
+	s.runUntil(3 * time.Minute)
+	if _, still := s.st.pods[notReady]; still {
+		t.Fatalf("scale-down kept the not-ready pod %s", notReady)
+	}
+	if st := s.st.replicaSets["default/web-1"].Status; st.Replicas != 3 || st.AvailableReplicas != 3 {
+		t.Fatalf("status after scale-down: %+v", st)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// runUntil processes events up to the given time (test helper).
+func (s *Sim) runUntil(until time.Duration) {
+	for s.q.len() > 0 {
+		at, _ := s.q.peekTime()
+		if at > until {
+			break
+		}
+		s.now = at
+		s.handle(s.q.pop())
+	}
+	s.now = until
+}

@@ -1,0 +1,380 @@
+package sim
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/deploymath/deploymath/hashing"
+	"github.com/deploymath/deploymath/rollout"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+)
+
+// load creates the scenario's objects at time 0 and schedules its steps.
+func (s *Sim) load() error {
+	for _, cm := range s.sc.configMaps {
+		cm = cm.DeepCopy()
+		cm.UID, cm.ResourceVersion, cm.CreationTimestamp = s.st.nextUID(), s.st.nextRV(), s.stamp()
+		s.st.configMaps[objKey(cm.Namespace, cm.Name)] = cm
+	}
+	for _, sec := range s.sc.secrets {
+		sec = sec.DeepCopy()
+		sec.UID, sec.ResourceVersion, sec.CreationTimestamp = s.st.nextUID(), s.st.nextRV(), s.stamp()
+		s.st.secrets[objKey(sec.Namespace, sec.Name)] = sec
+	}
+	for _, d := range s.sc.deployments {
+		dd := rollout.Default(d)
+		if err := rollout.Validate(dd); err != nil {
+			return fmt.Errorf("deployment %s: %w", d.Name, err)
+		}
+		if err := s.createDeployment(dd); err != nil {
+			return err
+		}
+		s.note("create deployment %s (%s)", d.Name, describeTemplate(dd))
+	}
+	s.stepsLeft = len(s.sc.Steps)
+	for i, st := range s.sc.Steps {
+		s.q.push(event{at: time.Duration(st.At), kind: evStep, idx: i})
+	}
+	return nil
+}
+
+// describeTemplate summarises a Deployment for the trace.
+func describeTemplate(d *appsv1.Deployment) string {
+	var imgs []string
+	for _, c := range d.Spec.Template.Spec.Containers {
+		imgs = append(imgs, c.Name+"="+c.Image)
+	}
+	s := fmt.Sprintf("replicas %d, %s", replicas(d), describeStrategy(d))
+	if len(imgs) > 0 {
+		s += ", " + joinComma(imgs)
+	}
+	return s
+}
+
+func describeStrategy(d *appsv1.Deployment) string {
+	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+		return "Recreate"
+	}
+	ru := d.Spec.Strategy.RollingUpdate
+	if ru == nil || ru.MaxSurge == nil || ru.MaxUnavailable == nil {
+		return "RollingUpdate"
+	}
+	return fmt.Sprintf("RollingUpdate maxSurge %s maxUnavailable %s", ru.MaxSurge.String(), ru.MaxUnavailable.String())
+}
+
+func joinComma(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+// target finds the Deployment a step acts on.
+func (s *Sim) target(st *Step) (*appsv1.Deployment, error) {
+	if st.Deployment != "" {
+		for _, k := range sortedKeys(s.st.deployments) {
+			if d := s.st.deployments[k]; d.Name == st.Deployment {
+				return d, nil
+			}
+		}
+		return nil, fmt.Errorf("deployment %q not found", st.Deployment)
+	}
+	keys := sortedKeys(s.st.deployments)
+	if len(keys) != 1 {
+		return nil, fmt.Errorf("the step must name its deployment (there are %d)", len(keys))
+	}
+	return s.st.deployments[keys[0]], nil
+}
+
+// runStep executes step i.
+func (s *Sim) runStep(i int) {
+	st := &s.sc.Steps[i]
+	s.stepsLeft--
+	s.lastStepAt = s.now
+	s.met.step(s)
+	label := fmt.Sprintf("step %d", i+1)
+	if err := s.doStep(st, label); err != nil {
+		s.note("%s: %v", label, err)
+	}
+	if s.checks != nil {
+		s.checks.stepDone(i, st)
+	}
+}
+
+func (s *Sim) doStep(st *Step, label string) error {
+	switch {
+	case st.StopWhenConverged:
+		s.stopWhenConverged = true
+		s.note("%s: stop when converged", label)
+		return nil
+	case st.FailNode != "":
+		n := s.node(st.FailNode)
+		s.note("%s: node %s fails", label, n.Name)
+		s.failNode(n)
+		if s.checks != nil {
+			s.checks.fault()
+		}
+		return nil
+	case st.RecoverNode != "":
+		n := s.node(st.RecoverNode)
+		s.note("%s: node %s recovers", label, n.Name)
+		s.recoverNode(n)
+		return nil
+	case st.EditConfigMap != nil:
+		return s.editConfig(label, st.EditConfigMap, false)
+	case st.EditSecret != nil:
+		return s.editConfig(label, st.EditSecret, true)
+	case len(st.Apply) > 0:
+		return s.applyDeployment(label, st.apply)
+	}
+	old, err := s.target(st)
+	if err != nil {
+		return err
+	}
+	d := old.DeepCopy()
+	switch {
+	case st.SetImage != nil:
+		found := false
+		for j := range d.Spec.Template.Spec.Containers {
+			if c := &d.Spec.Template.Spec.Containers[j]; c.Name == st.SetImage.Container {
+				c.Image = st.SetImage.Image
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("set image: deployment %s has no container %q", d.Name, st.SetImage.Container)
+		}
+		s.note("%s: set image %s %s=%s", label, d.Name, st.SetImage.Container, st.SetImage.Image)
+	case st.Scale != nil:
+		d.Spec.Replicas = st.Scale
+		s.note("%s: scale %s to %d", label, d.Name, *st.Scale)
+	case st.Pause:
+		d.Spec.Paused = true
+		s.note("%s: rollout pause %s", label, d.Name)
+	case st.Resume:
+		d.Spec.Paused = false
+		s.note("%s: rollout resume %s", label, d.Name)
+	case st.Undo != nil:
+		msg, err := s.undo(d, st.Undo.ToRevision)
+		if err != nil {
+			return fmt.Errorf("rollout undo %s: %w", d.Name, err)
+		}
+		s.note("%s: rollout undo %s: %s", label, d.Name, msg)
+	case st.KillPods != nil:
+		return s.killPods(label, old, st.KillPods)
+	}
+	if err := rollout.Validate(d); err != nil {
+		return fmt.Errorf("rejected by validation: %w", err)
+	}
+	s.writeDeploymentSpec(old, d)
+	if s.checks != nil {
+		s.checks.userChange(objKey(d.Namespace, d.Name))
+	}
+	return nil
+}
+
+func (s *Sim) node(name string) *Node {
+	for _, n := range s.nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil // validated at load
+}
+
+// applyDeployment is kubectl apply of a Deployment: labels and spec are
+// replaced, annotations merged (the controller's annotations stay).
+func (s *Sim) applyDeployment(label string, manifest *appsv1.Deployment) error {
+	d := rollout.Default(manifest)
+	if err := rollout.Validate(d); err != nil {
+		return fmt.Errorf("apply %s rejected by validation: %w", d.Name, err)
+	}
+	key := objKey(d.Namespace, d.Name)
+	old := s.st.deployments[key]
+	if old == nil {
+		s.note("%s: apply creates deployment %s (%s)", label, d.Name, describeTemplate(d))
+		return s.createDeployment(d)
+	}
+	next := old.DeepCopy()
+	next.Labels = d.Labels
+	ann := maps.Clone(old.Annotations)
+	if ann == nil && len(d.Annotations) > 0 {
+		ann = map[string]string{}
+	}
+	maps.Copy(ann, d.Annotations)
+	next.Annotations = ann
+	next.Spec = d.Spec
+	s.note("%s: apply deployment %s (%s)", label, d.Name, describeTemplate(d))
+	s.writeDeploymentSpec(old, next)
+	if s.checks != nil {
+		s.checks.userChange(key)
+	}
+	return nil
+}
+
+func (s *Sim) editConfig(label string, e *EditConfig, secret bool) error {
+	if secret {
+		for _, k := range sortedKeys(s.st.secrets) {
+			if old := s.st.secrets[k]; old.Name == e.Name {
+				sec := old.DeepCopy()
+				sec.Data = map[string][]byte{}
+				for dk, v := range e.Data {
+					sec.Data[dk] = []byte(v)
+				}
+				sec.ResourceVersion = s.st.nextRV()
+				s.st.secrets[k] = sec
+				s.note("%s: edit secret %s (%d keys)", label, e.Name, len(e.Data))
+				return nil
+			}
+		}
+		return fmt.Errorf("secret %q not found", e.Name)
+	}
+	for _, k := range sortedKeys(s.st.configMaps) {
+		if old := s.st.configMaps[k]; old.Name == e.Name {
+			cm := old.DeepCopy()
+			cm.Data = maps.Clone(e.Data)
+			cm.ResourceVersion = s.st.nextRV()
+			s.st.configMaps[k] = cm
+			s.note("%s: edit configmap %s (%d keys)", label, e.Name, len(e.Data))
+			return nil
+		}
+	}
+	return fmt.Errorf("configmap %q not found", e.Name)
+}
+
+// killPods deletes pods of the target Deployment, newest ReplicaSet or old
+// ones or a named one, choosing pods in name order.
+func (s *Sim) killPods(label string, d *appsv1.Deployment, k *KillPods) error {
+	rss := s.st.ownedReplicaSets(d)
+	var pick []*Pod
+	var candidates []*appsv1.ReplicaSet
+	switch k.RS {
+	case "":
+		candidates = rss
+	case "new":
+		if len(rss) > 0 {
+			candidates = rss[len(rss)-1:]
+		}
+	case "old":
+		if len(rss) > 0 {
+			candidates = rss[:len(rss)-1]
+		}
+	default:
+		for _, rs := range rss {
+			if rs.Name == k.RS {
+				candidates = append(candidates, rs)
+			}
+		}
+		if len(candidates) == 0 {
+			return fmt.Errorf("kill pods: replica set %q not found", k.RS)
+		}
+	}
+	for _, rs := range candidates {
+		for _, p := range s.st.rsState[objKey(rs.Namespace, rs.Name)].pods {
+			if !p.Terminating {
+				pick = append(pick, p)
+			}
+		}
+	}
+	slices.SortFunc(pick, func(a, b *Pod) int { return compareStrings(a.Name, b.Name) })
+	if len(pick) > k.Count {
+		pick = pick[:k.Count]
+	}
+	names := make([]string, len(pick))
+	for i, p := range pick {
+		names[i] = p.Name
+	}
+	s.note("%s: kill %d pods: %s", label, len(pick), joinComma(names))
+	for _, p := range pick {
+		s.deletePod(p, "killed")
+	}
+	if s.checks != nil {
+		s.checks.fault()
+	}
+	return nil
+}
+
+// undo is kubectl rollout undo: the Deployment's template is replaced by
+// the template of the ReplicaSet of the revision (0: the previous one),
+// without its pod-template-hash label, and the ReplicaSet's annotations
+// (except the controller's own) are copied onto the Deployment.
+func (s *Sim) undo(d *appsv1.Deployment, toRevision int64) (string, error) {
+	if d.Spec.Paused {
+		return "", fmt.Errorf("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again")
+	}
+	rss := s.st.ownedReplicaSets(d)
+	revOf := func(rs *appsv1.ReplicaSet) int64 {
+		v, err := strconv.ParseInt(rs.Annotations["deployment.kubernetes.io/revision"], 10, 64)
+		if err != nil {
+			return 0
+		}
+		return v
+	}
+	var target *appsv1.ReplicaSet
+	if toRevision == 0 {
+		// the previous revision: second highest
+		var maxRev, prevRev int64 = -1, -1
+		for _, rs := range rss {
+			v := revOf(rs)
+			if v > maxRev {
+				prevRev, maxRev = maxRev, v
+			} else if v > prevRev && v != maxRev {
+				prevRev = v
+			}
+		}
+		if prevRev <= 0 {
+			return "", fmt.Errorf("no rollout history found for deployment %q", d.Name)
+		}
+		toRevision = prevRev
+	}
+	for _, rs := range rss {
+		if revOf(rs) == toRevision {
+			target = rs
+		}
+	}
+	if target == nil {
+		return "", fmt.Errorf("unable to find specified revision %d in history", toRevision)
+	}
+	tmpl := target.Spec.Template.DeepCopy()
+	tmpl.Labels = hashing.LabelsWithoutHash(tmpl.Labels)
+	if equality.Semantic.DeepEqual(&d.Spec.Template, tmpl) {
+		return fmt.Sprintf("skipped rollback (current template already matches revision %d)", toRevision), nil
+	}
+	d.Spec.Template = *tmpl
+	skip := map[string]bool{
+		"kubectl.kubernetes.io/last-applied-configuration": true,
+		"deployment.kubernetes.io/revision":                true,
+		"deployment.kubernetes.io/revision-history":        true,
+		"deployment.kubernetes.io/desired-replicas":        true,
+		"deployment.kubernetes.io/max-replicas":            true,
+		"deprecated.deployment.rollback.to":                true,
+	}
+	for k, v := range target.Annotations {
+		if skip[k] {
+			continue
+		}
+		if d.Annotations == nil {
+			d.Annotations = map[string]string{}
+		}
+		d.Annotations[k] = v
+	}
+	return fmt.Sprintf("rolled back to revision %d (%s)", toRevision, target.Name), nil
+}
+
+// imagesOf lists the images of a template, for notes.
+func imagesOf(t *corev1.PodTemplateSpec) string {
+	var out []string
+	for _, c := range t.Spec.Containers {
+		out = append(out, c.Image)
+	}
+	return joinComma(out)
+}

@@ -1,0 +1,168 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Epoch is the wall-clock instant of the virtual time 0. Object timestamps
+// are Epoch plus the offset; traces print offsets only.
+var Epoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// apiError is an error of the in-memory API server. Its text follows the
+// API server's wording.
+type apiError struct {
+	reason string // Conflict, NotFound, AlreadyExists, Forbidden
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func conflictError(resource, name string) error {
+	return &apiError{"Conflict", fmt.Sprintf("Operation cannot be fulfilled on %s %q: the object has been modified; please apply your changes to the latest version and try again", resource, name)}
+}
+
+func notFoundError(resource, name string) error {
+	return &apiError{"NotFound", fmt.Sprintf("%s %q not found", resource, name)}
+}
+
+// rsState is the simulator's runtime bookkeeping of one ReplicaSet: its
+// pods and the counts the ReplicaSet controller reports, kept incrementally
+// so that a sync costs O(1) unless pods must be created or deleted.
+type rsState struct {
+	key      string
+	uid      types.UID
+	owner    string // controller owner UID, or "rs:"+uid for an orphan
+	ownerKey string // namespace/name of the controlling Deployment, "" if none
+	pods     []*Pod
+	minReady time.Duration
+
+	active, ready, available, terminating int32
+	failure                               string // message of the last pod creation failure, "" when none
+}
+
+// store is the in-memory API server: objects by "namespace/name", with
+// resourceVersion and generation bookkeeping. Stored objects are never
+// modified in place: every write stores a new object, so a pointer handed to
+// the planner stays valid and unchanged.
+type store struct {
+	rv          int64
+	uid         int64
+	deployments map[string]*appsv1.Deployment
+	replicaSets map[string]*appsv1.ReplicaSet
+	rsState     map[string]*rsState
+	configMaps  map[string]*corev1.ConfigMap
+	secrets     map[string]*corev1.Secret
+	pods        map[string]*Pod
+}
+
+func newStore() *store {
+	return &store{
+		deployments: map[string]*appsv1.Deployment{},
+		replicaSets: map[string]*appsv1.ReplicaSet{},
+		rsState:     map[string]*rsState{},
+		configMaps:  map[string]*corev1.ConfigMap{},
+		secrets:     map[string]*corev1.Secret{},
+		pods:        map[string]*Pod{},
+	}
+}
+
+func (s *store) nextRV() string {
+	s.rv++
+	return strconv.FormatInt(s.rv, 10)
+}
+
+func (s *store) nextUID() types.UID {
+	s.uid++
+	return types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012x", s.uid))
+}
+
+func objKey(namespace, name string) string { return namespace + "/" + name }
+
+// sortedKeys returns the keys of m in order: map iteration is never used
+// for anything observable.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// replicaSetsIn returns the ReplicaSets of a namespace sorted by name.
+func (s *store) replicaSetsIn(namespace string) []*appsv1.ReplicaSet {
+	var out []*appsv1.ReplicaSet
+	for _, k := range sortedKeys(s.replicaSets) {
+		rs := s.replicaSets[k]
+		if rs.Namespace == namespace {
+			out = append(out, rs)
+		}
+	}
+	return out
+}
+
+// ownedReplicaSets returns the ReplicaSets whose controller is d, oldest
+// first (creation time, then name).
+func (s *store) ownedReplicaSets(d *appsv1.Deployment) []*appsv1.ReplicaSet {
+	var out []*appsv1.ReplicaSet
+	for _, rs := range s.replicaSetsIn(d.Namespace) {
+		if ref := metav1.GetControllerOf(rs); ref != nil && ref.UID == d.UID {
+			out = append(out, rs)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *appsv1.ReplicaSet) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return compareStrings(a.Name, b.Name)
+	})
+	return out
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// truncTime is t as the API server stores it: RFC 3339 with second
+// precision.
+func truncTime(t metav1.Time) metav1.Time {
+	if t.IsZero() {
+		return t
+	}
+	return metav1.NewTime(t.Time.Truncate(time.Second))
+}
+
+func truncStatusTimes(st *appsv1.DeploymentStatus) {
+	for i := range st.Conditions {
+		st.Conditions[i].LastUpdateTime = truncTime(st.Conditions[i].LastUpdateTime)
+		st.Conditions[i].LastTransitionTime = truncTime(st.Conditions[i].LastTransitionTime)
+	}
+}
+
+// deploymentSelects reports whether d's selector selects lbls. Invalid
+// selectors select nothing.
+func deploymentSelects(d *appsv1.Deployment, lbls map[string]string) bool {
+	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil || sel.Empty() {
+		return false
+	}
+	return sel.Matches(labels.Set(lbls))
+}
+
+func specChanged(a, b any) bool { return !equality.Semantic.DeepEqual(a, b) }

@@ -1,0 +1,341 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Trace is the timeline of a run: one frame per instant at which something
+// observable happened.
+type Trace struct {
+	Frames []Frame `json:"frames"`
+}
+
+// Frame is what happened at one instant and the state right after.
+type Frame struct {
+	// At is the offset from the start of the run.
+	At time.Duration `json:"at"`
+	// Notes are the scenario's steps, injected faults and engine remarks
+	// (failed writes, requeues).
+	Notes []string `json:"notes,omitempty"`
+	// Events are the events the Deployment controller recorded.
+	Events []TraceEvent `json:"events,omitempty"`
+	// Deployments is the state of every Deployment and its ReplicaSets.
+	Deployments []DeploymentRow `json:"deployments"`
+}
+
+// TraceEvent is a Kubernetes event recorded on a Deployment.
+type TraceEvent struct {
+	Object  string `json:"object"`
+	Type    string `json:"type"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// DeploymentRow is a Deployment's spec summary and status.
+type DeploymentRow struct {
+	Name               string          `json:"name"`
+	Generation         int64           `json:"generation"`
+	ObservedGeneration int64           `json:"observedGeneration"`
+	Revision           string          `json:"revision,omitempty"`
+	Paused             bool            `json:"paused,omitempty"`
+	Spec               int32           `json:"specReplicas"`
+	Replicas           int32           `json:"replicas"`
+	Updated            int32           `json:"updatedReplicas"`
+	Ready              int32           `json:"readyReplicas"`
+	Available          int32           `json:"availableReplicas"`
+	Unavailable        int32           `json:"unavailableReplicas"`
+	Terminating        *int32          `json:"terminatingReplicas,omitempty"`
+	Conditions         []ConditionRow  `json:"conditions,omitempty"`
+	ReplicaSets        []ReplicaSetRow `json:"replicaSets"`
+}
+
+// ConditionRow is a Deployment condition with its times as offsets.
+type ConditionRow struct {
+	Type           string        `json:"type"`
+	Status         string        `json:"status"`
+	Reason         string        `json:"reason"`
+	Message        string        `json:"message"`
+	LastUpdate     time.Duration `json:"lastUpdate"`
+	LastTransition time.Duration `json:"lastTransition"`
+}
+
+// ReplicaSetRow is one ReplicaSet: like kubectl get rs, plus availability.
+type ReplicaSetRow struct {
+	Name        string `json:"name"`
+	Revision    string `json:"revision,omitempty"`
+	Desired     int32  `json:"desired"`
+	Current     int32  `json:"current"`
+	Ready       int32  `json:"ready"`
+	Available   int32  `json:"available"`
+	Terminating int32  `json:"terminating"`
+	Failure     string `json:"failure,omitempty"`
+}
+
+// fillState records the state of every Deployment into f.
+func (s *Sim) fillState(f *Frame) {
+	f.Deployments = f.Deployments[:0]
+	for _, k := range sortedKeys(s.st.deployments) {
+		d := s.st.deployments[k]
+		row := DeploymentRow{
+			Name: d.Name, Generation: d.Generation, ObservedGeneration: d.Status.ObservedGeneration,
+			Revision: d.Annotations["deployment.kubernetes.io/revision"], Paused: d.Spec.Paused,
+			Spec: replicas(d), Replicas: d.Status.Replicas, Updated: d.Status.UpdatedReplicas,
+			Ready: d.Status.ReadyReplicas, Available: d.Status.AvailableReplicas,
+			Unavailable: d.Status.UnavailableReplicas,
+		}
+		if t := d.Status.TerminatingReplicas; t != nil {
+			v := *t
+			row.Terminating = &v
+		}
+		for _, c := range d.Status.Conditions {
+			row.Conditions = append(row.Conditions, ConditionRow{
+				Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message,
+				LastUpdate: c.LastUpdateTime.Sub(Epoch), LastTransition: c.LastTransitionTime.Sub(Epoch),
+			})
+		}
+		for _, rs := range s.st.ownedReplicaSets(d) {
+			st := s.st.rsState[objKey(rs.Namespace, rs.Name)]
+			r := ReplicaSetRow{
+				Name: rs.Name, Revision: rs.Annotations["deployment.kubernetes.io/revision"],
+				Desired: rsReplicas(rs), Current: rs.Status.Replicas, Ready: rs.Status.ReadyReplicas,
+				Available: rs.Status.AvailableReplicas,
+			}
+			if t := rs.Status.TerminatingReplicas; t != nil {
+				r.Terminating = *t
+			} else {
+				r.Terminating = st.terminating
+			}
+			if c := replicaFailure(rs.Status.Conditions); c != nil && c.Status == corev1.ConditionTrue {
+				r.Failure = c.Reason + ": " + c.Message
+			}
+			row.ReplicaSets = append(row.ReplicaSets, r)
+		}
+		f.Deployments = append(f.Deployments, row)
+	}
+}
+
+// offset formats a duration as a trace time ("t=1m30s").
+func offset(d time.Duration) string { return "t=" + d.String() }
+
+// DescribeTrace renders the whole trace as text.
+func DescribeTrace(t Trace) string {
+	var b strings.Builder
+	for i := range t.Frames {
+		b.WriteString(DescribeFrame(&t.Frames[i]))
+	}
+	return b.String()
+}
+
+// DescribeFrame renders one frame: its time, notes, events and the state.
+func DescribeFrame(f *Frame) string {
+	var b strings.Builder
+	b.WriteString(offset(f.At))
+	b.WriteByte('\n')
+	for _, n := range f.Notes {
+		fmt.Fprintf(&b, "  # %s\n", n)
+	}
+	for _, e := range f.Events {
+		fmt.Fprintf(&b, "  %s/%s: %s %s %s\n", "deployment", e.Object, e.Type, e.Reason, e.Message)
+	}
+	b.WriteString(describeState(f))
+	return b.String()
+}
+
+// describeState renders the Deployments and ReplicaSets of a frame.
+func describeState(f *Frame) string {
+	var b strings.Builder
+	for _, d := range f.Deployments {
+		b.WriteString(DescribeDeployment(&d))
+	}
+	return b.String()
+}
+
+// DescribeDeployment renders a Deployment row, its conditions and a table
+// of its ReplicaSets.
+func DescribeDeployment(d *DeploymentRow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  deployment %s gen %d/%d", d.Name, d.ObservedGeneration, d.Generation)
+	if d.Revision != "" {
+		fmt.Fprintf(&b, " rev %s", d.Revision)
+	}
+	if d.Paused {
+		b.WriteString(" paused")
+	}
+	fmt.Fprintf(&b, ": replicas %d/%d updated %d ready %d available %d unavailable %d", d.Replicas, d.Spec, d.Updated, d.Ready, d.Available, d.Unavailable)
+	if d.Terminating != nil {
+		fmt.Fprintf(&b, " terminating %d", *d.Terminating)
+	}
+	b.WriteByte('\n')
+	for _, c := range d.Conditions {
+		fmt.Fprintf(&b, "    %s=%s %s (updated %s, changed %s): %s\n", c.Type, c.Status, c.Reason, offset(c.LastUpdate), offset(c.LastTransition), c.Message)
+	}
+	if len(d.ReplicaSets) == 0 {
+		return b.String()
+	}
+	w := len("REPLICASET")
+	for _, r := range d.ReplicaSets {
+		w = max(w, len(r.Name))
+	}
+	fmt.Fprintf(&b, "    %-*s  REV  DESIRED  CURRENT  READY  AVAILABLE  TERMINATING\n", w, "REPLICASET")
+	for _, r := range d.ReplicaSets {
+		fmt.Fprintf(&b, "    %-*s  %3s  %7d  %7d  %5d  %9d  %11d", w, r.Name, r.Revision, r.Desired, r.Current, r.Ready, r.Available, r.Terminating)
+		if r.Failure != "" {
+			fmt.Fprintf(&b, "  %s", r.Failure)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// JSON renders the trace and summary as indented JSON.
+func (r *Result) JSON() ([]byte, error) {
+	type out struct {
+		Scenario   string      `json:"scenario"`
+		Seed       uint64      `json:"seed"`
+		Frames     []Frame     `json:"frames"`
+		Summary    Summary     `json:"summary"`
+		Violations []Violation `json:"violations,omitempty"`
+	}
+	return json.MarshalIndent(out{r.Scenario, r.Seed, r.Trace.Frames, r.Summary, r.Violations}, "", "  ")
+}
+
+// Text renders the trace followed by the summary (and violations).
+func (r *Result) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "scenario %s (seed %d)\n", r.Scenario, r.Seed)
+	b.WriteString(DescribeTrace(r.Trace))
+	b.WriteString(DescribeSummary(&r.Summary))
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "VIOLATION %s\n", v.String())
+	}
+	return b.String()
+}
+
+// ---- summary ----
+
+// Summary condenses a run for what-if comparisons. The window starts at the
+// first step (time 0 without steps).
+type Summary struct {
+	// Completed reports whether every Deployment was complete at the end;
+	// CompletedAt is when it last became complete after the last step.
+	Completed   bool          `json:"completed"`
+	CompletedAt time.Duration `json:"completedAt"`
+	// TimeToComplete is CompletedAt minus the window start.
+	TimeToComplete time.Duration `json:"timeToComplete"`
+	// ScalingSteps counts ScalingReplicaSet events in the window.
+	ScalingSteps int `json:"scalingSteps"`
+	// PeakPods is the largest number of pods (terminating included).
+	PeakPods int `json:"peakPods"`
+	// MinAvailable is the smallest number of available pods (by ReplicaSet
+	// status) over all Deployments in the window.
+	MinAvailable int32 `json:"minAvailable"`
+	// BelowMinAvailable is how long some Deployment had fewer available
+	// pods than replicas − maxUnavailable.
+	BelowMinAvailable time.Duration `json:"belowMinAvailable"`
+	// End is when the run stopped.
+	End time.Duration `json:"end"`
+}
+
+// DescribeSummary renders the summary.
+func DescribeSummary(s *Summary) string {
+	var b strings.Builder
+	b.WriteString("summary\n")
+	if s.Completed {
+		fmt.Fprintf(&b, "  complete:            %s (%s after the first step)\n", offset(s.CompletedAt), s.TimeToComplete)
+	} else {
+		fmt.Fprintf(&b, "  complete:            no (run ended at %s)\n", offset(s.End))
+	}
+	fmt.Fprintf(&b, "  scaling steps:       %d\n", s.ScalingSteps)
+	fmt.Fprintf(&b, "  peak pods:           %d\n", s.PeakPods)
+	fmt.Fprintf(&b, "  min available:       %d\n", s.MinAvailable)
+	fmt.Fprintf(&b, "  below minAvailable:  %s\n", s.BelowMinAvailable)
+	return b.String()
+}
+
+type metrics struct {
+	started     bool
+	start       time.Duration
+	scaling     int
+	peak        int
+	minAvail    int32
+	below       time.Duration
+	lastAt      time.Duration
+	lastBelow   bool
+	complete    bool
+	completedAt time.Duration
+}
+
+func (m *metrics) init() { m.minAvail = -1 }
+
+// step opens the measurement window at the first step.
+func (m *metrics) step(s *Sim) {
+	if m.started {
+		return
+	}
+	m.started = true
+	m.start = s.now
+	m.lastAt = s.now
+	m.scaling = 0
+	m.peak = len(s.st.pods)
+	m.minAvail = -1
+	m.below = 0
+}
+
+func (m *metrics) event(e interface{ String() string }) {
+	if strings.Contains(e.String(), " ScalingReplicaSet ") {
+		m.scaling++
+	}
+}
+
+// observe samples the state at the end of an instant.
+func (m *metrics) observe(s *Sim) {
+	if m.lastBelow {
+		m.below += s.now - m.lastAt
+	}
+	m.lastAt = s.now
+	m.peak = max(m.peak, len(s.st.pods))
+	below, complete := false, true
+	var avail int32
+	for _, k := range sortedKeys(s.st.deployments) {
+		d := s.st.deployments[k]
+		var a int32
+		for _, rs := range s.st.ownedReplicaSets(d) {
+			a += rs.Status.AvailableReplicas
+		}
+		avail += a
+		if a < minAvailable(d) {
+			below = true
+		}
+		if !s.deploymentComplete(d) {
+			complete = false
+		}
+	}
+	if m.minAvail < 0 || avail < m.minAvail {
+		m.minAvail = avail
+	}
+	m.lastBelow = below
+	if complete && !m.complete {
+		m.completedAt = s.now
+	}
+	m.complete = complete
+}
+
+func (m *metrics) summary(s *Sim) Summary {
+	out := Summary{ScalingSteps: m.scaling, PeakPods: m.peak, MinAvailable: max(m.minAvail, 0), BelowMinAvailable: m.below, End: s.now}
+	if m.complete && s.stepsLeft == 0 {
+		out.Completed = true
+		out.CompletedAt = m.completedAt
+		out.TimeToComplete = m.completedAt - m.start
+	}
+	return out
+}
+
+func minAvailable(d *appsv1.Deployment) int32 {
+	return replicas(d) - maxUnavailable(d)
+}
