@@ -98,8 +98,8 @@ func safeEncode(sum uint32) string {
 // are equal, quantities compare by value, times by instant) when the
 // [LabelKey] label is ignored on both. Every other label, annotation and
 // field counts. A nil template is treated as the zero PodTemplateSpec, so
-// EqualIgnoreHash(nil, &corev1.PodTemplateSpec{}) is true. Neither input is
-// modified or copied deeply.
+// EqualIgnoreHash(nil, &corev1.PodTemplateSpec{}) is true (upstream would
+// panic). Neither input is modified or copied deeply.
 func EqualIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 	if a == nil {
 		a = &corev1.PodTemplateSpec{}
@@ -113,8 +113,9 @@ func EqualIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 	if !labelsEqualIgnoringHash(a.Labels, b.Labels) {
 		return false
 	}
-	// Shallow copies of the metadata with the labels (already compared)
-	// removed; the maps and slices they share with the inputs are only read.
+	// A shallow copy of the metadata with the labels (already compared)
+	// removed; the maps and slices it shares with the input are only read.
+	// PodTemplateSpec has exactly these two fields (a test checks it).
 	ma, mb := a.ObjectMeta, b.ObjectMeta
 	ma.Labels, mb.Labels = nil, nil
 	return equality.Semantic.DeepEqual(&ma, &mb) && equality.Semantic.DeepEqual(&a.Spec, &b.Spec)

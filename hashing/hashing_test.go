@@ -100,6 +100,19 @@ func TestHashDistinguishesWhatSpewDistinguishes(t *testing.T) {
 	}
 }
 
+// TestPodTemplateSpecFields guards EqualIgnoreHash, which compares metadata
+// and spec separately: a new field in PodTemplateSpec must fail here.
+func TestPodTemplateSpecFields(t *testing.T) {
+	typ := reflect.TypeFor[corev1.PodTemplateSpec]()
+	var names []string
+	for i := range typ.NumField() {
+		names = append(names, typ.Field(i).Name)
+	}
+	if diff := cmp.Diff([]string{"ObjectMeta", "Spec"}, names); diff != "" {
+		t.Fatalf("PodTemplateSpec fields changed; update EqualIgnoreHash (-want +got):\n%s", diff)
+	}
+}
+
 func TestNilTemplate(t *testing.T) {
 	cc := int32(4)
 	for _, c := range []*int32{nil, &cc} {
