@@ -55,7 +55,14 @@ func intOrStr(v int) *intstr.IntOrString {
 // selector and template labels foo=bar, image foo/bar, RollingUpdate with
 // maxSurge 0 and maxUnavailable 0 (which resolves to maxUnavailable 1), then
 // apps/v1 defaulting. It is observed (observedGeneration == generation).
+//
+// Upstream's fixtures use maxSurge 0 with maxUnavailable 0, which the API
+// server rejects and Plan refuses (Validate); the controller resolves it to
+// maxUnavailable 1, so that is what we write.
 func upDeployment(replicas int32, maxSurge, maxUnavailable int) *appsv1.Deployment {
+	if maxSurge == 0 && maxUnavailable == 0 {
+		maxUnavailable = 1
+	}
 	labels := map[string]string{"foo": "bar"}
 	d := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{
