@@ -21,9 +21,9 @@
 // straight into the FNV state, modelling spew's quirks exactly — types
 // omitted inside containers, the omit-type flag leaking out of a container
 // that ends in a nil pointer, <shown> for a pointer already seen higher up
-// in the walk. Map keys that spew would sort by their own rendering cannot
-// occur in a PodTemplateSpec; should a future API type bring some, the writer
-// notices and the hash falls back to spew itself, so the result is always
+// in the walk. Map keys that spew would sort by their own rendering, and maps
+// behind unexported fields, cannot occur in a PodTemplateSpec; should a
+// future API type bring some, the writer notices and the hash falls back to spew itself, so the result is always
 // upstream's. The tests compare the writer with spew byte for byte on
 // thousands of generated templates; testdata/hashing/vectors.json holds
 // templates (as JSON) with their hashes for other implementations.
