@@ -2,6 +2,7 @@ package fencepost
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 
@@ -135,8 +136,11 @@ func TestPropertyNeverPanics(t *testing.T) {
 			if rerr != nil {
 				t.Fatalf("validated deployment does not resolve: %v", rerr)
 			}
-			if *replicas <= 100000 && (s < 0 || u < 0) {
+			if s < 0 || u < 0 {
 				t.Fatalf("validated deployment resolves negative: %d %d", s, u)
+			}
+			if int64(*replicas)+int64(s) > math.MaxInt32 {
+				t.Fatalf("validated deployment overflows replicas + maxSurge: %d + %d", *replicas, s)
 			}
 		}
 	})

@@ -2,6 +2,7 @@ package fencepost
 
 import (
 	"errors"
+	"math"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -24,7 +25,9 @@ import (
 //     apps/v1 validation does); they are not both 0; maxUnavailable is not
 //     more than 100%; and, beyond the apps/v1 validation, a percent whose
 //     number does not fit in an int is rejected (the API server accepts it,
-//     but the controller then fails to resolve it).
+//     but the controller then fails to resolve it), and so is a maxSurge
+//     for which spec.replicas + maxSurge exceeds an int32 (upstream would
+//     wrap around to a negative surge).
 //
 // Each problem is a [*field.Error] (use [errors.As] to inspect one) whose
 // message starts with the field path, e.g.
@@ -44,7 +47,7 @@ func Validate(d *appsv1.Deployment) error {
 	} else {
 		errs = append(errs, apivalidation.ValidateNonnegativeField(int64(*d.Spec.Replicas), spec.Child("replicas"))...)
 	}
-	errs = append(errs, validateStrategy(&d.Spec.Strategy, spec.Child("strategy"))...)
+	errs = append(errs, validateStrategy(&d.Spec.Strategy, d.Spec.Replicas, spec.Child("strategy"))...)
 	if len(errs) == 0 {
 		return nil
 	}
@@ -55,7 +58,7 @@ func Validate(d *appsv1.Deployment) error {
 	return errors.Join(joined...)
 }
 
-func validateStrategy(s *appsv1.DeploymentStrategy, path *field.Path) field.ErrorList {
+func validateStrategy(s *appsv1.DeploymentStrategy, replicas *int32, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	switch s.Type {
 	case appsv1.RecreateDeploymentStrategyType:
@@ -67,7 +70,7 @@ func validateStrategy(s *appsv1.DeploymentStrategy, path *field.Path) field.Erro
 		if s.RollingUpdate == nil {
 			errs = append(errs, field.Required(path.Child("rollingUpdate"), "this should be defaulted and never be nil"))
 		} else {
-			errs = append(errs, validateRollingUpdate(s.RollingUpdate, path.Child("rollingUpdate"))...)
+			errs = append(errs, validateRollingUpdate(s.RollingUpdate, replicas, path.Child("rollingUpdate"))...)
 		}
 	case "":
 		errs = append(errs, field.Required(path.Child("type"), ""))
@@ -79,7 +82,7 @@ func validateStrategy(s *appsv1.DeploymentStrategy, path *field.Path) field.Erro
 	return errs
 }
 
-func validateRollingUpdate(ru *appsv1.RollingUpdateDeployment, path *field.Path) field.ErrorList {
+func validateRollingUpdate(ru *appsv1.RollingUpdateDeployment, replicas *int32, path *field.Path) field.ErrorList {
 	// Like the apps/v1 validation: a nil value is validated as the zero value.
 	var maxUnavailable, maxSurge intstr.IntOrString
 	if ru.MaxUnavailable != nil {
@@ -91,7 +94,11 @@ func validateRollingUpdate(ru *appsv1.RollingUpdateDeployment, path *field.Path)
 	unavailablePath, surgePath := path.Child("maxUnavailable"), path.Child("maxSurge")
 	var errs field.ErrorList
 	errs = append(errs, validateNonnegative(maxUnavailable, unavailablePath)...)
-	errs = append(errs, validateNonnegative(maxSurge, surgePath)...)
+	surgeErrs := validateNonnegative(maxSurge, surgePath)
+	errs = append(errs, surgeErrs...)
+	if len(surgeErrs) == 0 && replicas != nil && *replicas >= 0 && surgeOverflows(maxSurge, *replicas) {
+		errs = append(errs, field.Invalid(surgePath, maxSurge, "spec.replicas + maxSurge must not be greater than 2147483647"))
+	}
 	if intOrPercent(maxUnavailable) == 0 && intOrPercent(maxSurge) == 0 {
 		errs = append(errs, field.Invalid(unavailablePath, maxUnavailable, "may not be 0 when `maxSurge` is 0"))
 	}
@@ -123,6 +130,16 @@ func validateNonnegative(v intstr.IntOrString, path *field.Path) field.ErrorList
 		errs = append(errs, field.Invalid(path, v, "must be an integer or percentage (e.g '5%%')"))
 	}
 	return errs
+}
+
+// surgeOverflows reports whether replicas + maxSurge (resolved as
+// [ResolveFenceposts] does, rounding up) exceeds an int32. v is valid.
+func surgeOverflows(v intstr.IntOrString, replicas int32) bool {
+	surge := float64(v.IntVal)
+	if p, ok := percent(v); ok {
+		surge = math.Ceil(float64(p) * float64(replicas) / 100)
+	}
+	return surge+float64(replicas) > math.MaxInt32
 }
 
 // percent returns the number of a valid percent string.
