@@ -232,3 +232,31 @@ func TestSelectingAll(t *testing.T) {
 		t.Errorf("want only observedGeneration recorded:\n%s", r.Explain())
 	}
 }
+
+// Upstream quirk, reproduced: a Recreate Deployment whose ReplicaSets are
+// both active when a scaling event arrives never proceeds. scale() only
+// resizes one active ReplicaSet or spreads proportionally for RollingUpdate,
+// so nothing refreshes the desired-replicas annotations and every sync sees
+// the same scaling event again.
+func TestRecreateScalingEventWithTwoActiveStalls(t *testing.T) {
+	d := testDeployment(4, "25%", "25%")
+	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	a := testRS(withImage(d, "nginx:a"), "a", 1, 2, 2, t0)
+	b := testRS(withImage(d, "nginx:b"), "b", 2, 2, 2, t0.Add(time.Minute))
+	for _, rs := range []*appsv1.ReplicaSet{a, b} {
+		rs.Annotations["deployment.kubernetes.io/desired-replicas"] = "2"
+	}
+	s := Snapshot{Deployment: d, ReplicaSets: []*appsv1.ReplicaSet{a, b}, Now: t0}
+	for i := 0; i < 3; i++ {
+		next, r := step(t, s)
+		for _, act := range r.Actions {
+			if _, ok := act.(UpdateDeploymentStatus); !ok {
+				t.Fatalf("sync %d: want only status writes, got:\n%s", i, r.Explain())
+			}
+		}
+		s = settle(next)
+	}
+	if sizes(s) != "web-a=2 web-b=2 " {
+		t.Errorf("sizes = %s", sizes(s))
+	}
+}
