@@ -45,7 +45,7 @@ func TestPlanCreatesFirstReplicaSet(t *testing.T) {
 	if ref := metav1.GetControllerOf(rs); ref == nil || ref.UID != d.UID || ref.Kind != "Deployment" || ref.APIVersion != "apps/v1" {
 		t.Errorf("owner reference = %+v", ref)
 	}
-	wantEvents := []Event{{Type: "Normal", Reason: "ScalingReplicaSet", Message: "Scaled up replica set " + name + " from 0 to 3"}}
+	wantEvents := []Event{{Type: "Normal", Reason: "ScalingReplicaSet", Message: "Scaled up replica set " + name + " from 0 to 3", After: 1}}
 	if diff := cmp.Diff(wantEvents, r.Events); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}

@@ -59,8 +59,8 @@ type Result struct {
 	// send; an empty resourceVersion means the write is unconditional.
 	Actions []Action
 	// Events are the events upstream records on the Deployment during the
-	// sync, in order. An event belongs to the action before it: record it
-	// only if that action succeeded.
+	// sync, in order. Record an event only if the actions before it (see
+	// [Event.After]) succeeded.
 	Events []Event
 	// Status is the Deployment's status once every action has been applied.
 	Status appsv1.DeploymentStatus
@@ -95,6 +95,9 @@ type Event struct {
 	Reason string
 	// Message is upstream's message, word for word.
 	Message string
+	// After is how many of the plan's actions upstream has written when it
+	// records the event. Record the event only if those actions succeeded.
+	After int
 }
 
 // String renders the event like kubectl describe does: "Normal ScalingReplicaSet Scaled up ...".

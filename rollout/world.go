@@ -52,7 +52,7 @@ func newWorld(s Snapshot, o Options) *world {
 }
 
 func (w *world) event(typ, reason, format string, args ...any) {
-	w.res.Events = append(w.res.Events, Event{Type: typ, Reason: reason, Message: fmt.Sprintf(format, args...)})
+	w.res.Events = append(w.res.Events, Event{Type: typ, Reason: reason, Message: fmt.Sprintf(format, args...), After: len(w.res.Actions)})
 }
 
 func (w *world) normal(reason, format string, args ...any) {
