@@ -21,7 +21,10 @@ const (
 	// never takes Σ min(spec, available) below replicas − maxUnavailable
 	// (unless it already was below, then it must not drop further).
 	InvAvailability = "availability-bound"
-	// InvRecreate: a Recreate Deployment never has pods of two ReplicaSets.
+	// InvRecreate: a Recreate Deployment never has running (non-terminating)
+	// pods of two ReplicaSets. Terminating pods of a ReplicaSet that becomes
+	// the new one again (a quick v1 -> v2 -> v1) may overlap, as upstream
+	// only waits for the pods of the old ReplicaSets.
 	InvRecreate = "recreate-exclusive"
 	// InvDeleteEmpty: a ReplicaSet is deleted only when it has no active pod.
 	InvDeleteEmpty = "delete-only-empty"
@@ -193,7 +196,7 @@ func (c *checker) instant() {
 		if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && c.recreateClean[key] {
 			withPods := 0
 			for _, rs := range rss {
-				if len(s.st.rsState[objKey(rs.Namespace, rs.Name)].pods) > 0 {
+				if s.st.rsState[objKey(rs.Namespace, rs.Name)].active > 0 {
 					withPods++
 				}
 			}

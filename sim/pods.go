@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -551,22 +552,23 @@ func replicaFailure(conds []appsv1.ReplicaSetCondition) *appsv1.ReplicaSetCondit
 	return nil
 }
 
-// rankKey is what the deletion ranking compares for one pod.
+// rankKey is what the deletion ranking compares for one pod. Times are
+// offsets truncated to seconds, as the API serializes them.
 type rankKey struct {
 	p          *Pod
 	assigned   bool
-	phase      int
+	phase      int8
 	ready      bool
 	rank       int32
-	readyAt    time.Time
+	readyAt    time.Duration
 	restarts   int32
-	createdAt  time.Time
+	createdAt  time.Duration
 	readyLog   int64
 	createdLog int64
 }
 
 // podsToDelete picks n active pods of st to delete, by the ReplicaSet
-// controller's ranking (see [LessForDeletion]).
+// controller's ranking (see lessForDeletion).
 func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 	active := make([]*Pod, 0, st.active)
 	for _, p := range st.pods {
@@ -577,12 +579,18 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 	if n >= len(active) {
 		return active
 	}
-	now := s.wall()
-	keys := make([]rankKey, len(active))
+	now := s.now
+	keys := slices.Grow(s.rankBuf[:0], len(active))[:len(active)]
+	defer func() { s.rankBuf = keys[:0] }()
+	ranks := map[*Node]int32{}
 	for i, p := range active {
-		keys[i] = s.rankKeyOf(p, st, now)
+		r, ok := ranks[p.node]
+		if !ok {
+			r = s.colo[coloKey{st.owner, p.nodeName()}]
+			ranks[p.node] = r
+		}
+		keys[i] = rankKeyOf(p, r, now)
 	}
-	less := func(a, b *rankKey) bool { return lessForDeletion(a, b) }
 	if n <= 8 {
 		// partial selection: n passes of a linear minimum
 		out := make([]*Pod, 0, n)
@@ -592,7 +600,7 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 				if keys[i].p == nil {
 					continue
 				}
-				if best < 0 || less(&keys[i], &keys[best]) {
+				if best < 0 || lessForDeletion(&keys[i], &keys[best]) {
 					best = i
 				}
 			}
@@ -602,10 +610,10 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 		return out
 	}
 	slices.SortFunc(keys, func(a, b rankKey) int {
-		if less(&a, &b) {
+		if lessForDeletion(&a, &b) {
 			return -1
 		}
-		if less(&b, &a) {
+		if lessForDeletion(&b, &a) {
 			return 1
 		}
 		return 0
@@ -617,8 +625,8 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 	return out
 }
 
-func (s *Sim) rankKeyOf(p *Pod, st *rsState, now time.Time) rankKey {
-	k := rankKey{p: p, assigned: p.node != nil, ready: p.ready, restarts: p.restarts, rank: s.colo[coloKey{st.owner, p.nodeName()}]}
+func rankKeyOf(p *Pod, rank int32, now time.Duration) rankKey {
+	k := rankKey{p: p, assigned: p.node != nil, ready: p.ready, restarts: p.restarts, rank: rank}
 	switch {
 	case p.phase == corev1.PodPending:
 		k.phase = 0
@@ -627,20 +635,27 @@ func (s *Sim) rankKeyOf(p *Pod, st *rsState, now time.Time) rankKey {
 	default:
 		k.phase = 2
 	}
-	k.createdAt = Epoch.Add(p.created).Truncate(time.Second)
-	k.createdLog = logRank(now.Sub(k.createdAt))
+	k.createdAt = p.created.Truncate(time.Second)
+	k.createdLog = logRank(now - k.createdAt)
 	if p.ready {
-		k.readyAt = Epoch.Add(p.readyAt).Truncate(time.Second)
-		k.readyLog = logRank(now.Sub(k.readyAt))
+		k.readyAt = p.readyAt.Truncate(time.Second)
+		k.readyLog = logRank(now - k.readyAt)
 	}
 	return k
 }
 
+// logRank is ⌊log2(d)⌋ for a positive d, -1 otherwise: upstream's
+// int64(math.Log2(float64(d))), computed exactly with integer bits (the
+// two agree for every duration below 2^50 ns, about 13 days, where float64
+// rounding cannot reach the next integer).
 func logRank(d time.Duration) int64 {
 	if d <= 0 {
 		return -1
 	}
-	return int64(math.Log2(float64(d)))
+	if d >= 1<<50 {
+		return int64(math.Log2(float64(d)))
+	}
+	return int64(bits.Len64(uint64(d))) - 1
 }
 
 // lessForDeletion reports whether a should be deleted before b: unassigned
@@ -662,7 +677,7 @@ func lessForDeletion(a, b *rankKey) bool {
 	if a.rank != b.rank {
 		return a.rank > b.rank
 	}
-	if a.ready && b.ready && !a.readyAt.Equal(b.readyAt) {
+	if a.ready && b.ready && a.readyAt != b.readyAt {
 		if d := a.readyLog - b.readyLog; d != 0 {
 			return d < 0
 		}
@@ -671,7 +686,7 @@ func lessForDeletion(a, b *rankKey) bool {
 	if a.restarts != b.restarts {
 		return a.restarts > b.restarts
 	}
-	if !a.createdAt.Equal(b.createdAt) {
+	if a.createdAt != b.createdAt {
 		if d := a.createdLog - b.createdLog; d != 0 {
 			return d < 0
 		}

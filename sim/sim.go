@@ -74,6 +74,7 @@ type Sim struct {
 	// unscheduled pods waiting for capacity, in creation order
 	unscheduled []*Pod
 	colo        map[coloKey]int32
+	rankBuf     []rankKey
 
 	stopWhenConverged bool
 	lastStepAt        time.Duration

@@ -99,15 +99,15 @@ func TestSlowStart(t *testing.T) {
 var errTest = &apiError{"Forbidden", "quota"}
 
 func TestLessForDeletion(t *testing.T) {
-	now := Epoch.Add(time.Hour)
+	now := time.Hour
 	mk := func(uid string, f func(k *rankKey)) *rankKey {
 		k := &rankKey{p: &Pod{Name: uid, UID: typesUID(uid)}, assigned: true, phase: 2, ready: true,
-			readyAt: now.Add(-10 * time.Minute), createdAt: now.Add(-20 * time.Minute)}
+			readyAt: now - 10*time.Minute, createdAt: now - 20*time.Minute}
 		if f != nil {
 			f(k)
 		}
-		k.readyLog = logRank(now.Sub(k.readyAt))
-		k.createdLog = logRank(now.Sub(k.createdAt))
+		k.readyLog = logRank(now - k.readyAt)
+		k.createdLog = logRank(now - k.createdAt)
 		return k
 	}
 	cases := []struct {
@@ -119,10 +119,10 @@ func TestLessForDeletion(t *testing.T) {
 		{"unknown before running", mk("b", func(k *rankKey) { k.phase = 1 }), mk("a", nil)},
 		{"not ready first", mk("b", func(k *rankKey) { k.ready = false }), mk("a", nil)},
 		{"doubled up first", mk("b", func(k *rankKey) { k.rank = 3 }), mk("a", func(k *rankKey) { k.rank = 1 })},
-		{"recently ready first", mk("b", func(k *rankKey) { k.readyAt = now.Add(-time.Second) }), mk("a", nil)},
-		{"same log bucket: by UID", mk("a", func(k *rankKey) { k.readyAt = now.Add(-9 * time.Minute) }), mk("b", nil)},
+		{"recently ready first", mk("b", func(k *rankKey) { k.readyAt = now - time.Second }), mk("a", nil)},
+		{"same log bucket: by UID", mk("a", func(k *rankKey) { k.readyAt = now - 9*time.Minute }), mk("b", nil)},
 		{"more restarts first", mk("b", func(k *rankKey) { k.restarts = 2 }), mk("a", nil)},
-		{"newer first", mk("b", func(k *rankKey) { k.ready = false; k.createdAt = now.Add(-time.Second) }), mk("a", func(k *rankKey) { k.ready = false })},
+		{"newer first", mk("b", func(k *rankKey) { k.ready = false; k.createdAt = now - time.Second }), mk("a", func(k *rankKey) { k.ready = false })},
 		{"total order by UID", mk("a", nil), mk("b", nil)},
 	}
 	for _, c := range cases {

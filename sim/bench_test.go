@@ -1,0 +1,68 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// benchScenario builds a scenario with n Deployments of r replicas each,
+// all updated to a new image at 1m.
+func benchScenario(b *testing.B, n, r, nodes int) *Scenario {
+	b.Helper()
+	var s strings.Builder
+	fmt.Fprintf(&s, "name: bench-%dx%d\nseed: 1\nuntil: 1h\ncluster:\n  startup: {min: 2s, max: 20s}\n  readiness: {min: 1s, max: 5s}\n  termination: {min: 1s, max: 10s}\n  nodes:\n", n, r)
+	capacity := (n*r*2)/nodes + 1
+	for i := 0; i < nodes; i++ {
+		fmt.Fprintf(&s, "  - {name: node-%d, capacity: %d}\n", i, capacity)
+	}
+	s.WriteString("objects:\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&s, `- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: app-%d}
+  spec:
+    replicas: %d
+    selector: {matchLabels: {app: app-%d}}
+    template:
+      metadata: {labels: {app: app-%d}}
+      spec:
+        containers: [{name: app, image: "app:v1"}]
+`, i, r, i, i)
+	}
+	s.WriteString("steps:\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&s, "- at: 2m\n  deployment: app-%d\n  setImage: {container: app, image: \"app:v2\"}\n", i)
+	}
+	s.WriteString("- at: 2m\n  stopWhenConverged: true\n")
+	sc, err := ParseScenario([]byte(s.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sc
+}
+
+func benchRun(b *testing.B, sc *Scenario) {
+	b.ReportAllocs()
+	var events, pods int
+	for b.Loop() {
+		res, err := Run(sc, Options{NoTrace: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Summary.Completed {
+			b.Fatalf("did not complete: %s", DescribeSummary(&res.Summary))
+		}
+		events += res.Stats.Events
+		pods += res.Stats.PodsCreated
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	b.ReportMetric(float64(pods)/float64(b.N), "pods/op")
+}
+
+// BenchmarkRolling10k: one Deployment of 10,000 replicas rolled to a new image.
+func BenchmarkRolling10k(b *testing.B) { benchRun(b, benchScenario(b, 1, 10000, 100)) }
+
+// BenchmarkRolling150k: 100 Deployments × 1,500 replicas rolled at once.
+func BenchmarkRolling150k(b *testing.B) { benchRun(b, benchScenario(b, 100, 1500, 1000)) }
