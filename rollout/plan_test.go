@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -258,5 +259,44 @@ func TestRecreateScalingEventWithTwoActiveStalls(t *testing.T) {
 	}
 	if sizes(s) != "web-a=2 web-b=2 " {
 		t.Errorf("sizes = %s", sizes(s))
+	}
+}
+
+// Upstream computes rs.spec × (replicas+maxSurge) in int32. For large
+// Deployments the product wraps around and proportional scaling asks for a
+// negative size, which the API server refuses: the sync fails after the
+// first write. Options.FixProportionOverflow computes in 64 bits.
+func TestProportionalScalingOverflow(t *testing.T) {
+	d := testDeployment(100000, "0", "1")
+	d.Generation = 3
+	a := testRS(withImage(d, "nginx:a"), "a", 1, 40000, 40000, t0)
+	b := testRS(withImage(d, "nginx:b"), "b", 2, 40000, 40000, t0.Add(time.Minute))
+	for _, rs := range []*appsv1.ReplicaSet{a, b} {
+		rs.Annotations["deployment.kubernetes.io/desired-replicas"] = "80000"
+		rs.Annotations["deployment.kubernetes.io/max-replicas"] = "80000"
+	}
+	s := Snapshot{Deployment: d, ReplicaSets: []*appsv1.ReplicaSet{a, b}, Now: t0}
+
+	r, err := Plan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Stop, "spec.replicas: Invalid value: -3687") {
+		t.Errorf("upstream behaviour: want the negative size refused, got Stop=%q\n%s", r.Stop, r.Explain())
+	}
+
+	r, err = PlanWith(s, Options{FixProportionOverflow: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range r.Actions {
+		if sc, ok := a.(ScaleReplicaSet); ok {
+			got = append(got, fmt.Sprintf("%s %d->%d", sc.ReplicaSet.Name, sc.From, sc.To))
+		}
+	}
+	want := []string{"web-b 40000->50000", "web-a 40000->50000"}
+	if diff := cmp.Diff(want, got); diff != "" || r.Stop != "" {
+		t.Errorf("fixed arithmetic (-want +got):\n%s\nstop: %s", diff, r.Stop)
 	}
 }

@@ -86,6 +86,10 @@ func (w *world) updateRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet
 	}
 	rs := base.DeepCopy()
 	mutate(rs)
+	if rs.Spec.Replicas != nil && *rs.Spec.Replicas < 0 {
+		// The API server's validation refuses the write.
+		return nil, fmt.Errorf("ReplicaSet.apps %q is invalid: spec.replicas: Invalid value: %d: must be greater than or equal to 0", rs.Name, *rs.Spec.Replicas)
+	}
 	rs.ResourceVersion = w.rsPrecondition(base)
 	w.res.Actions = append(w.res.Actions, emit(rs))
 	return w.written(rs), nil
