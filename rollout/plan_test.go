@@ -143,7 +143,7 @@ func TestRecreateWaitsForOldPods(t *testing.T) {
 	}
 	// The old ReplicaSet reports no replicas, but one pod is still running.
 	next = settle(next)
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default",
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default", Labels: map[string]string{"app": "web"},
 		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(old, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
 	next.Pods = []*corev1.Pod{pod}
@@ -298,5 +298,99 @@ func TestProportionalScalingOverflow(t *testing.T) {
 	want := []string{"web-b 40000->50000", "web-a 40000->50000"}
 	if diff := cmp.Diff(want, got); diff != "" || r.Stop != "" {
 		t.Errorf("fixed arithmetic (-want +got):\n%s\nstop: %s", diff, r.Stop)
+	}
+}
+
+func TestLegacyRollback(t *testing.T) {
+	d := testDeployment(3, "25%", "25%")
+	s, _ := rollToEnd(t, Snapshot{Deployment: d, Now: t0})
+	v1 := s.ReplicaSets[0]
+	s.Deployment = withImage(s.Deployment, "nginx:2")
+	s, _ = rollToEnd(t, s)
+
+	s.Deployment = s.Deployment.DeepCopy()
+	s.Deployment.Annotations["deprecated.deployment.rollback.to"] = "0"
+	r, err := Plan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Actions) != 1 {
+		t.Fatalf("want one deployment update:\n%s", r.Explain())
+	}
+	u, ok := r.Actions[0].(UpdateDeployment)
+	if !ok {
+		t.Fatalf("action = %T", r.Actions[0])
+	}
+	if _, still := u.Deployment.Annotations["deprecated.deployment.rollback.to"]; still {
+		t.Error("rollback annotation not removed")
+	}
+	if img := u.Deployment.Spec.Template.Spec.Containers[0].Image; img != "nginx:1.14.2" {
+		t.Errorf("template image = %s, want revision 1's nginx:1.14.2", img)
+	}
+	if _, has := u.Deployment.Spec.Template.Labels["pod-template-hash"]; has {
+		t.Error("hash label copied into the Deployment template")
+	}
+	want := []Event{{Type: "Normal", Reason: "DeploymentRollback", Message: `Rolled back deployment "web" to revision 1`, After: 1}}
+	if diff := cmp.Diff(want, r.Events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+
+	// Rolling on: the old ReplicaSet becomes the new one with revision 3.
+	next, err := Apply(s, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, _ = rollToEnd(t, next)
+	for _, rs := range next.ReplicaSets {
+		if rs.Name == v1.Name {
+			if rs.Annotations["deployment.kubernetes.io/revision"] != "3" || rs.Annotations["deployment.kubernetes.io/revision-history"] != "1" || *rs.Spec.Replicas != 3 {
+				t.Errorf("rolled-back replica set: replicas %d, annotations %v", *rs.Spec.Replicas, rs.Annotations)
+			}
+		}
+	}
+
+	// A revision that does not exist is reported and the annotation dropped.
+	bad := next.Deployment.DeepCopy()
+	bad.Annotations["deprecated.deployment.rollback.to"] = "42"
+	next.Deployment = bad
+	r, _ = Plan(next)
+	want = []Event{{Type: "Warning", Reason: "DeploymentRollbackRevisionNotFound", Message: "Unable to find the revision to rollback to."}}
+	if diff := cmp.Diff(want, r.Events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestPausedDeploymentOnlyScales(t *testing.T) {
+	d := testDeployment(3, "25%", "25%")
+	s, _ := rollToEnd(t, Snapshot{Deployment: d, Now: t0})
+	p := withImage(s.Deployment, "nginx:2")
+	p.Spec.Paused = true
+	p.Spec.Replicas = ptr(int32(5))
+	s.Deployment = p
+	r, err := Plan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pause condition is written first; upstream then writes the RS and
+	// finally the status with the stale Deployment, which conflicts.
+	st, ok := r.Actions[0].(UpdateDeploymentStatus)
+	if !ok {
+		t.Fatalf("first action %T, want the paused condition:\n%s", r.Actions[0], r.Explain())
+	}
+	c := getCondition(st.Deployment.Status, appsv1.DeploymentProgressing)
+	if c == nil || c.Status != corev1.ConditionUnknown || c.Reason != "DeploymentPaused" || c.Message != "Deployment is paused" {
+		t.Errorf("Progressing = %+v", c)
+	}
+	sc, ok := r.Actions[1].(ScaleReplicaSet)
+	if !ok || sc.From != 3 || sc.To != 5 {
+		t.Fatalf("want the only replica set scaled 3->5:\n%s", r.Explain())
+	}
+	for _, a := range r.Actions {
+		if _, ok := a.(CreateReplicaSet); ok {
+			t.Fatalf("paused deployment rolled out:\n%s", r.Explain())
+		}
+	}
+	if !strings.Contains(r.Stop, "conflict") {
+		t.Errorf("Stop = %q", r.Stop)
 	}
 }
