@@ -577,3 +577,96 @@ func TestUpstreamCleanupDeploymentOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestUpstreamGetReplicaSetFraction covers upstream TestGetReplicaSetFraction
+// through proportional scaling of a scaling event (several active old
+// ReplicaSets, last scaled for another size). A ReplicaSet's share is
+// round(spec × (replicas + maxSurge) / max-replicas annotation) − spec; a
+// missing or zero annotation falls back to the Deployment's
+// status.replicas, and without that the share is 0 (the leftover rule
+// decides).
+func TestUpstreamGetReplicaSetFraction(t *testing.T) {
+	cases := []struct {
+		name            string
+		replicas, surge int32
+		statusReplicas  int32
+		maxAnnotation   string // "" removes it
+		sizes           []int32
+		want            []int32
+	}{
+		{
+			name:     "unsynced deployment does not scale when max-replicas annotation is missing",
+			replicas: 12, sizes: []int32{5, 5},
+			// No share for either; the leftover 2 goes to the first in
+			// order: equal sizes, growing, so the newer.
+			want: []int32{5, 7},
+		},
+		{
+			name:     "unsynced deployment does not scale when max-replicas annotation is 0",
+			replicas: 12, maxAnnotation: "0", sizes: []int32{5, 5},
+			want: []int32{5, 7},
+		},
+		{
+			name:     "scale up by 1/5 when max-replicas annotation is missing",
+			replicas: 120, statusReplicas: 100, sizes: []int32{50, 50},
+			want: []int32{60, 60},
+		},
+		{
+			name:     "scale up by 1/5 when max-replicas annotation is 0",
+			replicas: 120, statusReplicas: 100, maxAnnotation: "0", sizes: []int32{50, 50},
+			want: []int32{60, 60},
+		},
+		{
+			name:     "scale up by 1/5",
+			replicas: 120, maxAnnotation: "100", sizes: []int32{50, 50},
+			want: []int32{60, 60},
+		},
+		{
+			// Each share is 9 (59.09 rounded); the 12 left over go to the newer.
+			name:     "scale up with maxSurge by about 1/5",
+			replicas: 120, surge: 10, maxAnnotation: "110", sizes: []int32{50, 50},
+			want: []int32{59, 71},
+		},
+		{
+			name:     "scale down by 1/6",
+			replicas: 10, maxAnnotation: "12", sizes: []int32{6, 6},
+			want: []int32{5, 5},
+		},
+		{
+			// 50 × 110 / 130 = 42.3: −8 each for the two of 50; the one of
+			// 30 would lose 5 but only 4 remain to remove.
+			name:     "scale down with maxSurge by about 1/6",
+			replicas: 100, surge: 10, maxAnnotation: "130", sizes: []int32{50, 50, 30},
+			want: []int32{42, 42, 26},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := upDeployment(c.replicas, int(c.surge), 1)
+			d.Spec.Template = withImage(d.Spec.Template, "foo/bar:next")
+			var rss []*appsv1.ReplicaSet
+			for i, size := range c.sizes {
+				name := string(rune('a' + i))
+				rs := upRS(d, "foo-"+name, i+1, size, upOlder.Add(time.Duration(i)*time.Minute), "foo/bar:"+name)
+				rs.Annotations[annDesired] = "1" // last scaled for another size
+				if c.maxAnnotation == "" {
+					delete(rs.Annotations, annMax)
+				} else {
+					rs.Annotations[annMax] = c.maxAnnotation
+				}
+				rss = append(rss, rs)
+			}
+			inSync(d, 0)
+			d.Status.Replicas = c.statusReplicas
+			s := snapshot(d, rss...)
+			res := mustPlan(t, s)
+			sizes := sizesAfter(s, res)
+			for i, want := range c.want {
+				name := "foo-" + string(rune('a'+i))
+				if sizes[name] != want {
+					t.Errorf("%s: %d replicas, want %d", name, sizes[name], want)
+				}
+			}
+		})
+	}
+}
