@@ -132,13 +132,15 @@ func (p *planner) calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.Rep
 	return s
 }
 
-// terminatingReplicas sums status.terminatingReplicas; nil as soon as one
-// ReplicaSet has not reported it.
+// terminatingReplicas sums status.terminatingReplicas; nil as soon as a
+// ReplicaSet its controller has synced has not reported it. ReplicaSets never
+// synced (observedGeneration 0, no field) do not count.
 func terminatingReplicas(rss []*appsv1.ReplicaSet) *int32 {
 	var n int32
 	for _, rs := range rss {
 		switch {
 		case rs == nil:
+		case rs.Status.ObservedGeneration == 0 && rs.Status.TerminatingReplicas == nil:
 		case rs.Status.TerminatingReplicas == nil:
 			return nil
 		default:
