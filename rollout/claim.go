@@ -63,7 +63,7 @@ func (p *planner) claim(rs *appsv1.ReplicaSet, selector labels.Selector) (bool, 
 		}, func(c *appsv1.ReplicaSet) Action {
 			return ReleaseReplicaSet{
 				ReplicaSet: c,
-				Patch:      []byte(fmt.Sprintf(`{"metadata":{"ownerReferences":[{"$patch":"delete","uid":%q}],"uid":%q}}`, d.UID, rs.UID)),
+				Patch:      []byte(fmt.Sprintf(`{"metadata":{"uid":%q,"ownerReferences":[{"$patch":"delete","uid":%q}]}}`, rs.UID, d.UID)),
 				Why:        fmt.Sprintf("its labels %s no longer match the selector %s", labels.Set(rs.Labels), selector),
 			}
 		})
