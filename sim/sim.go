@@ -321,7 +321,7 @@ func (s *Sim) converged() bool {
 	if len(s.wq.dirty) > 0 {
 		return false
 	}
-	for _, k := range sortedKeys(s.st.deployments) {
+	for _, k := range s.st.depKeys {
 		if !s.deploymentComplete(s.st.deployments[k]) {
 			return false
 		}
@@ -496,6 +496,7 @@ func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 	rs.CreationTimestamp = s.stamp()
 	rs.Status = appsv1.ReplicaSetStatus{}
 	s.st.replicaSets[key] = rs
+	s.st.rsKeys = addKey(s.st.rsKeys, key)
 	st := &rsState{key: key, uid: rs.UID}
 	s.st.rsState[key] = st
 	s.syncRSState(st, rs)
@@ -554,6 +555,7 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 		return conflictError("replicasets.apps", name)
 	}
 	delete(s.st.replicaSets, key)
+	s.st.rsKeys = removeKey(s.st.rsKeys, key)
 	st := s.st.rsState[key]
 	delete(s.st.rsState, key)
 	for _, p := range slices_clone(st.pods) {
@@ -641,6 +643,7 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	d.CreationTimestamp = s.stamp()
 	d.Status = appsv1.DeploymentStatus{}
 	s.st.deployments[key] = d
+	s.st.depKeys = addKey(s.st.depKeys, key)
 	s.notifyDeployment(key)
 	if s.checks != nil {
 		s.checks.userChange(key)

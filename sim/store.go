@@ -63,6 +63,24 @@ type store struct {
 	configMaps  map[string]*corev1.ConfigMap
 	secrets     map[string]*corev1.Secret
 	pods        map[string]*Pod
+	rsKeys      []string // sorted keys of replicaSets
+	depKeys     []string // sorted keys of deployments
+}
+
+// addKey and removeKey keep a sorted key index.
+func addKey(keys []string, k string) []string {
+	i, found := slices.BinarySearch(keys, k)
+	if found {
+		return keys
+	}
+	return slices.Insert(keys, i, k)
+}
+
+func removeKey(keys []string, k string) []string {
+	if i, found := slices.BinarySearch(keys, k); found {
+		return slices.Delete(keys, i, i+1)
+	}
+	return keys
 }
 
 func newStore() *store {
@@ -102,7 +120,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // replicaSetsIn returns the ReplicaSets of a namespace sorted by name.
 func (s *store) replicaSetsIn(namespace string) []*appsv1.ReplicaSet {
 	var out []*appsv1.ReplicaSet
-	for _, k := range sortedKeys(s.replicaSets) {
+	for _, k := range s.rsKeys {
 		rs := s.replicaSets[k]
 		if rs.Namespace == namespace {
 			out = append(out, rs)
@@ -115,9 +133,9 @@ func (s *store) replicaSetsIn(namespace string) []*appsv1.ReplicaSet {
 // first (creation time, then name).
 func (s *store) ownedReplicaSets(d *appsv1.Deployment) []*appsv1.ReplicaSet {
 	var out []*appsv1.ReplicaSet
-	for _, rs := range s.replicaSetsIn(d.Namespace) {
-		if ref := metav1.GetControllerOf(rs); ref != nil && ref.UID == d.UID {
-			out = append(out, rs)
+	for _, k := range s.rsKeys {
+		if s.rsState[k].owner == string(d.UID) {
+			out = append(out, s.replicaSets[k])
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *appsv1.ReplicaSet) int {

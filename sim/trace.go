@@ -259,6 +259,7 @@ func DescribeSummary(s *Summary) string {
 }
 
 type metrics struct {
+	byOwner     map[string]int32
 	started     bool
 	start       time.Duration
 	scaling     int
@@ -302,12 +303,17 @@ func (m *metrics) observe(s *Sim) {
 	m.peak = max(m.peak, len(s.st.pods))
 	below, complete := false, true
 	var avail int32
-	for _, k := range sortedKeys(s.st.deployments) {
+	if m.byOwner == nil {
+		m.byOwner = map[string]int32{}
+	}
+	clear(m.byOwner)
+	for _, k := range s.st.rsKeys {
+		a := s.st.replicaSets[k].Status.AvailableReplicas
+		m.byOwner[s.st.rsState[k].owner] += a
+	}
+	for _, k := range s.st.depKeys {
 		d := s.st.deployments[k]
-		var a int32
-		for _, rs := range s.st.ownedReplicaSets(d) {
-			a += rs.Status.AvailableReplicas
-		}
+		a := m.byOwner[string(d.UID)]
 		avail += a
 		if a < minAvailable(d) {
 			below = true
