@@ -20,7 +20,7 @@ func benchScenario(b *testing.B, n, r, nodes int) *Scenario {
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&s, `- apiVersion: apps/v1
   kind: Deployment
-  metadata: {name: app-%d}
+  metadata: {name: app-%d, namespace: ns-%d}
   spec:
     replicas: %d
     selector: {matchLabels: {app: app-%d}}
@@ -28,7 +28,7 @@ func benchScenario(b *testing.B, n, r, nodes int) *Scenario {
       metadata: {labels: {app: app-%d}}
       spec:
         containers: [{name: app, image: "app:v1"}]
-`, i, r, i, i)
+`, i, i, r, i, i)
 	}
 	s.WriteString("steps:\n")
 	for i := 0; i < n; i++ {
