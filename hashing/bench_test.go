@@ -29,31 +29,6 @@ func BenchmarkPodTemplateHash(b *testing.B) {
 	})
 }
 
-// BenchmarkEqualIgnoreHash compares a template with its hash-labelled copy
-// (equal) and with a copy whose image differs in the last container.
-func BenchmarkEqualIgnoreHash(b *testing.B) {
-	a := realisticTemplate()
-	labelled := TemplateWithHash(a, PodTemplateHash(a, nil))
-	changed := realisticTemplate()
-	changed.Spec.Containers[1].Image = "registry.example.com/proxy:2.5"
-	b.Run("equal", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			sinkBool = EqualIgnoreHash(a, labelled)
-		}
-	})
-	b.Run("different", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			sinkBool = EqualIgnoreHash(a, changed)
-		}
-	})
-	b.Run("deepcopy-reference", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			sinkBool = referenceEqualIgnoreHash(a, labelled)
-		}
-	})
-}
+// BenchmarkEqualIgnoreHash is in equal_test.go.
 
 var _ = corev1.PodTemplateSpec{}

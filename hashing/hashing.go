@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -113,7 +114,11 @@ func EqualIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 	if !labelsEqualIgnoringHash(a.Labels, b.Labels) {
 		return false
 	}
-	// A shallow copy of the metadata with the labels (already compared)
+	if plan := templatePlan(); plan != nil {
+		return plan.equal(unsafe.Pointer(a), unsafe.Pointer(b))
+	}
+	// Slow path, for a PodTemplateSpec the fast path cannot compile (see
+	// equal.go). A shallow copy of the metadata with the labels (already compared)
 	// removed; the maps and slices it shares with the input are only read.
 	// PodTemplateSpec has exactly these two fields (a test checks it).
 	ma, mb := a.ObjectMeta, b.ObjectMeta

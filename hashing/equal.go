@@ -1,0 +1,378 @@
+package hashing
+
+import (
+	"reflect"
+	"sync"
+	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// This file holds the fast path of [EqualIgnoreHash]: apimachinery's
+// equality.Semantic.DeepEqual for PodTemplateSpec, compiled once into a
+// tree of comparison steps over raw memory (field offsets, element sizes),
+// so that a comparison allocates nothing and stops at the first difference.
+//
+// The forked reflect.DeepEqual of apimachinery, with Semantic's functions,
+// decides as follows, and the compiled steps do the same:
+//
+//   - a type with a Semantic function is compared by that function, before
+//     anything else: resource.Quantity by Cmp == 0 (on copies: Cmp may
+//     convert its operands to inf.Dec in place), metav1.Time and
+//     metav1.MicroTime by UTC() ==, metav1.FieldsV1 by Equal;
+//   - pointers: both nil are equal, one nil is not, otherwise the targets;
+//   - slices and maps: nil and empty are equal; otherwise same length and
+//     equal elements (a missing map key is a difference);
+//   - structs field by field, arrays element by element;
+//   - strings, booleans and integers with ==.
+//
+// Upstream also short-circuits on identical addresses and remembers the
+// pairs it has visited (a revisit counts as equal). Neither changes the
+// answer when every comparison is deterministic and reflexive and the type
+// graph has no cycle, which is exactly what the compiler accepts: a type
+// with an unexported field outside the four above (upstream panics on it),
+// an interface, a float (NaN is not equal to itself), a function, a
+// channel, a map other than map[string]string and ResourceList, a Semantic
+// function for a type not listed above, or a recursive type anywhere in
+// PodTemplateSpec makes the whole plan unsupported, and EqualIgnoreHash
+// then uses equality.Semantic.DeepEqual itself. PodTemplateSpec of
+// k8s.io/api v0.37 contains none of them (a test pins it).
+
+// eqOp is the comparison one step performs.
+type eqOp uint8
+
+const (
+	eqBool eqOp = iota + 1
+	eqInt8
+	eqInt16
+	eqInt32
+	eqInt64
+	eqString
+	eqStruct
+	eqPointer
+	eqSlice
+	eqArray
+	eqStringMap   // map[string]string, possibly named
+	eqResourceMap // corev1.ResourceList
+	eqQuantity
+	eqTime
+	eqMicroTime
+	eqFieldsV1
+)
+
+// eqPlan is the compiled comparison of one Go type. Plans are built once and
+// never change.
+type eqPlan struct {
+	op     eqOp
+	size   uintptr   // elements: the element size of slices and arrays
+	n      int       // arrays: the length
+	elem   *eqPlan   // pointers, slices, arrays
+	fields []eqField // structs, in declaration order
+}
+
+// eqField is one struct field: its offset and its plan.
+type eqField struct {
+	off  uintptr
+	plan *eqPlan
+}
+
+// sliceHeader is the memory layout of every Go slice.
+type sliceHeader struct {
+	data unsafe.Pointer
+	len  int
+	cap  int
+}
+
+// templatePlan is the compiled comparison of a PodTemplateSpec without the
+// labels of its metadata (compared separately, ignoring LabelKey); nil when
+// the type contains something the compiler does not handle exactly.
+var templatePlan = sync.OnceValue(func() *eqPlan {
+	return compileTemplatePlan(reflect.TypeFor[corev1.PodTemplateSpec]())
+})
+
+// compileTemplatePlan compiles t (PodTemplateSpec) with the Labels field of
+// its embedded ObjectMeta left out. It returns nil if t is not supported or
+// does not have that shape.
+func compileTemplatePlan(t reflect.Type) *eqPlan {
+	c := eqCompiler{done: map[reflect.Type]*eqPlan{}, busy: map[reflect.Type]bool{}}
+	root := c.compile(t)
+	if root == nil || root.op != eqStruct {
+		return nil
+	}
+	metaField, ok := t.FieldByName("ObjectMeta")
+	if !ok || metaField.Type != reflect.TypeFor[metav1.ObjectMeta]() || len(metaField.Index) != 1 {
+		return nil
+	}
+	labels, ok := metaField.Type.FieldByName("Labels")
+	if !ok || labels.Type != reflect.TypeFor[map[string]string]() || len(labels.Index) != 1 {
+		return nil
+	}
+	meta := c.done[metaField.Type]
+	trimmed := &eqPlan{op: eqStruct}
+	for _, f := range meta.fields {
+		if f.off != labels.Offset {
+			trimmed.fields = append(trimmed.fields, f)
+		}
+	}
+	out := &eqPlan{op: eqStruct, fields: make([]eqField, len(root.fields))}
+	copy(out.fields, root.fields)
+	for i := range out.fields {
+		if out.fields[i].off == metaField.Offset && out.fields[i].plan == meta {
+			out.fields[i].plan = trimmed
+		}
+	}
+	return out
+}
+
+// eqCompiler builds plans; done memoises finished ones, busy holds the
+// types being built (meeting one again means the type is recursive).
+type eqCompiler struct {
+	done map[reflect.Type]*eqPlan
+	busy map[reflect.Type]bool
+}
+
+var (
+	quantityType    = reflect.TypeFor[resource.Quantity]()
+	timeType        = reflect.TypeFor[metav1.Time]()
+	microTimeType   = reflect.TypeFor[metav1.MicroTime]()
+	fieldsV1Type    = reflect.TypeFor[metav1.FieldsV1]()
+	resourceMapType = reflect.TypeFor[corev1.ResourceList]()
+	stringType      = reflect.TypeFor[string]()
+)
+
+// compile returns the plan of t, or nil if t cannot be compared exactly.
+func (c *eqCompiler) compile(t reflect.Type) *eqPlan {
+	if p, ok := c.done[t]; ok {
+		return p
+	}
+	if c.busy[t] {
+		return nil
+	}
+	c.busy[t] = true
+	defer delete(c.busy, t)
+	p := c.build(t)
+	if p != nil {
+		c.done[t] = p
+	}
+	return p
+}
+
+func (c *eqCompiler) build(t reflect.Type) *eqPlan {
+	if _, custom := equality.Semantic.Equalities[t]; custom {
+		switch t {
+		case quantityType:
+			return &eqPlan{op: eqQuantity}
+		case timeType:
+			return &eqPlan{op: eqTime}
+		case microTimeType:
+			return &eqPlan{op: eqMicroTime}
+		case fieldsV1Type:
+			return &eqPlan{op: eqFieldsV1}
+		}
+		return nil
+	}
+	switch t {
+	case quantityType, timeType, microTimeType, fieldsV1Type:
+		// Semantic no longer has its function for one of these: we do not
+		// know what it does instead.
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return &eqPlan{op: eqBool}
+	case reflect.Int8, reflect.Uint8:
+		return &eqPlan{op: eqInt8}
+	case reflect.Int16, reflect.Uint16:
+		return &eqPlan{op: eqInt16}
+	case reflect.Int32, reflect.Uint32:
+		return &eqPlan{op: eqInt32}
+	case reflect.Int64, reflect.Uint64:
+		return &eqPlan{op: eqInt64}
+	case reflect.Int, reflect.Uint, reflect.Uintptr:
+		switch t.Size() {
+		case 4:
+			return &eqPlan{op: eqInt32}
+		case 8:
+			return &eqPlan{op: eqInt64}
+		}
+		return nil
+	case reflect.String:
+		return &eqPlan{op: eqString}
+	case reflect.Pointer:
+		if elem := c.compile(t.Elem()); elem != nil {
+			return &eqPlan{op: eqPointer, elem: elem}
+		}
+	case reflect.Slice:
+		if elem := c.compile(t.Elem()); elem != nil {
+			return &eqPlan{op: eqSlice, elem: elem, size: t.Elem().Size()}
+		}
+	case reflect.Array:
+		if elem := c.compile(t.Elem()); elem != nil {
+			return &eqPlan{op: eqArray, elem: elem, size: t.Elem().Size(), n: t.Len()}
+		}
+	case reflect.Map:
+		switch {
+		case t.Key() == stringType && t.Elem() == stringType:
+			return &eqPlan{op: eqStringMap}
+		case t == resourceMapType:
+			return &eqPlan{op: eqResourceMap}
+		}
+	case reflect.Struct:
+		p := &eqPlan{op: eqStruct, fields: make([]eqField, 0, t.NumField())}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				return nil
+			}
+			fp := c.compile(f.Type)
+			if fp == nil {
+				return nil
+			}
+			p.fields = append(p.fields, eqField{off: f.Offset, plan: fp})
+		}
+		return p
+	}
+	return nil
+}
+
+// equal reports whether the values of p's type at a and b are semantically
+// equal.
+func (p *eqPlan) equal(a, b unsafe.Pointer) bool {
+	switch p.op {
+	case eqBool, eqInt8:
+		return *(*uint8)(a) == *(*uint8)(b)
+	case eqInt16:
+		return *(*uint16)(a) == *(*uint16)(b)
+	case eqInt32:
+		return *(*uint32)(a) == *(*uint32)(b)
+	case eqInt64:
+		return *(*uint64)(a) == *(*uint64)(b)
+	case eqString:
+		return *(*string)(a) == *(*string)(b)
+	case eqStruct:
+		return p.structEqual(a, b)
+	case eqPointer:
+		pa, pb := *(*unsafe.Pointer)(a), *(*unsafe.Pointer)(b)
+		if pa == pb {
+			return true
+		}
+		if pa == nil || pb == nil {
+			return false
+		}
+		return p.elem.equal(pa, pb)
+	case eqSlice:
+		sa, sb := (*sliceHeader)(a), (*sliceHeader)(b)
+		if sa.len != sb.len {
+			return false
+		}
+		if sa.len == 0 || sa.data == sb.data {
+			return true
+		}
+		return p.elem.elementsEqual(sa.data, sb.data, sa.len, p.size)
+	case eqArray:
+		return p.elem.elementsEqual(a, b, p.n, p.size)
+	case eqStringMap:
+		return stringMapsEqual(*(*map[string]string)(a), *(*map[string]string)(b))
+	case eqResourceMap:
+		return resourceListsEqual(*(*corev1.ResourceList)(a), *(*corev1.ResourceList)(b))
+	case eqQuantity:
+		return quantitiesEqual((*resource.Quantity)(a), (*resource.Quantity)(b))
+	case eqTime:
+		return (*metav1.Time)(a).UTC() == (*metav1.Time)(b).UTC()
+	case eqMicroTime:
+		return (*metav1.MicroTime)(a).UTC() == (*metav1.MicroTime)(b).UTC()
+	case eqFieldsV1:
+		return (*metav1.FieldsV1)(a).Equal(*(*metav1.FieldsV1)(b))
+	}
+	panic("hashing: unknown comparison step") // unreachable: plans are built complete
+}
+
+// structEqual compares field by field; the common leaf steps are done
+// inline to save a call per field.
+func (p *eqPlan) structEqual(a, b unsafe.Pointer) bool {
+	for _, f := range p.fields {
+		fa, fb := unsafe.Add(a, f.off), unsafe.Add(b, f.off)
+		switch f.plan.op {
+		case eqString:
+			if *(*string)(fa) != *(*string)(fb) {
+				return false
+			}
+		case eqInt32:
+			if *(*uint32)(fa) != *(*uint32)(fb) {
+				return false
+			}
+		case eqPointer:
+			pa, pb := *(*unsafe.Pointer)(fa), *(*unsafe.Pointer)(fb)
+			if pa == pb {
+				continue
+			}
+			if pa == nil || pb == nil || !f.plan.elem.equal(pa, pb) {
+				return false
+			}
+		case eqSlice:
+			sa, sb := (*sliceHeader)(fa), (*sliceHeader)(fb)
+			if sa.len != sb.len {
+				return false
+			}
+			if sa.len != 0 && sa.data != sb.data && !f.plan.elem.elementsEqual(sa.data, sb.data, sa.len, f.plan.size) {
+				return false
+			}
+		default:
+			if !f.plan.equal(fa, fb) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// elementsEqual compares n consecutive elements of p's type, size bytes
+// apart.
+func (p *eqPlan) elementsEqual(a, b unsafe.Pointer, n int, size uintptr) bool {
+	for i := range n {
+		off := uintptr(i) * size
+		if !p.equal(unsafe.Add(a, off), unsafe.Add(b, off)) {
+			return false
+		}
+	}
+	return true
+}
+
+// stringMapsEqual compares string maps; nil and empty are equal.
+func stringMapsEqual(x, y map[string]string) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for k, vx := range x {
+		if vy, ok := y[k]; !ok || vy != vx {
+			return false
+		}
+	}
+	return true
+}
+
+// resourceListsEqual compares resource lists by quantity value; nil and
+// empty are equal.
+func resourceListsEqual(x, y corev1.ResourceList) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for k, qx := range x {
+		qy, ok := y[k]
+		if !ok || !quantitiesEqual(&qx, &qy) {
+			return false
+		}
+	}
+	return true
+}
+
+// quantitiesEqual is Semantic's quantity function, a.Cmp(b) == 0, on
+// copies: Cmp converts an int64 quantity to inf.Dec in place when the other
+// one is an inf.Dec, and the inputs must not change.
+func quantitiesEqual(a, b *resource.Quantity) bool {
+	ca := *a
+	return ca.Cmp(*b) == 0
+}
