@@ -61,6 +61,8 @@ const (
 	eqTime
 	eqMicroTime
 	eqFieldsV1
+	eqBytes    // struct steps only: a run of adjacent integers and booleans
+	eqPointers // struct steps only: a run of adjacent pointers
 )
 
 // eqPlan is the compiled comparison of one Go type. Plans are built once and
@@ -70,14 +72,51 @@ type eqPlan struct {
 	size   uintptr   // elements: the element size of slices and arrays
 	n      int       // arrays: the length
 	elem   *eqPlan   // pointers, slices, arrays
-	fields []eqField // structs, in declaration order
+	fields []eqField // structs: the flattened steps, in declaration order
 }
 
-// eqField is one struct field: its offset and its plan.
+// eqField is one step of a struct comparison. Nested struct fields are
+// flattened into their parent's steps (offsets added up); adjacent integer
+// and boolean fields with no padding between them are merged into one
+// eqBytes step comparing size bytes of memory, and adjacent pointer fields
+// into one eqPointers step (most pointers of a pod spec are nil on both
+// sides, which a tight loop skips quickly).
 type eqField struct {
-	off  uintptr
-	plan *eqPlan
+	off   uintptr
+	op    eqOp      // plan.op, eqBytes or eqPointers
+	size  uintptr   // eqBytes: the length of the run
+	plan  *eqPlan   // nil for eqBytes and eqPointers
+	elems []*eqPlan // eqPointers: the plans of the pointers' targets
 }
+
+// isScalar reports whether op compares integers or booleans, whose memory
+// holds no padding and whose equality is equality of their bytes.
+func isScalar(op eqOp) bool {
+	switch op {
+	case eqBool, eqInt8, eqInt16, eqInt32, eqInt64:
+		return true
+	}
+	return false
+}
+
+// addField appends f to p's steps, merging a scalar run with the previous
+// one when they touch.
+func (p *eqPlan) addField(f eqField) {
+	if n := len(p.fields); n > 0 {
+		last := &p.fields[n-1]
+		switch {
+		case f.op == eqBytes && last.op == eqBytes && last.off+last.size == f.off:
+			last.size += f.size
+			return
+		case f.op == eqPointers && last.op == eqPointers && last.off+uintptr(len(last.elems))*ptrSize == f.off:
+			last.elems = append(last.elems[:len(last.elems):len(last.elems)], f.elems...)
+			return
+		}
+	}
+	p.fields = append(p.fields, f)
+}
+
+const ptrSize = unsafe.Sizeof(unsafe.Pointer(nil))
 
 // sliceHeader is the memory layout of every Go slice.
 type sliceHeader struct {
@@ -99,7 +138,7 @@ var templatePlan = sync.OnceValue(func() *eqPlan {
 func compileTemplatePlan(t reflect.Type) *eqPlan {
 	c := eqCompiler{done: map[reflect.Type]*eqPlan{}, busy: map[reflect.Type]bool{}}
 	root := c.compile(t)
-	if root == nil || root.op != eqStruct {
+	if root == nil || root.op != eqStruct || t.Kind() != reflect.Struct {
 		return nil
 	}
 	metaField, ok := t.FieldByName("ObjectMeta")
@@ -110,19 +149,19 @@ func compileTemplatePlan(t reflect.Type) *eqPlan {
 	if !ok || labels.Type != reflect.TypeFor[map[string]string]() || len(labels.Index) != 1 {
 		return nil
 	}
-	meta := c.done[metaField.Type]
-	trimmed := &eqPlan{op: eqStruct}
-	for _, f := range meta.fields {
-		if f.off != labels.Offset {
-			trimmed.fields = append(trimmed.fields, f)
+	// The root's steps are flat: the labels are the one map step at their
+	// offset.
+	out := &eqPlan{op: eqStruct}
+	removed := 0
+	for _, f := range root.fields {
+		if f.off == metaField.Offset+labels.Offset && f.op == eqStringMap {
+			removed++
+			continue
 		}
+		out.fields = append(out.fields, f)
 	}
-	out := &eqPlan{op: eqStruct, fields: make([]eqField, len(root.fields))}
-	copy(out.fields, root.fields)
-	for i := range out.fields {
-		if out.fields[i].off == metaField.Offset && out.fields[i].plan == meta {
-			out.fields[i].plan = trimmed
-		}
+	if removed != 1 {
+		return nil
 	}
 	return out
 }
@@ -221,17 +260,28 @@ func (c *eqCompiler) build(t reflect.Type) *eqPlan {
 			return &eqPlan{op: eqResourceMap}
 		}
 	case reflect.Struct:
-		p := &eqPlan{op: eqStruct, fields: make([]eqField, 0, t.NumField())}
+		p := &eqPlan{op: eqStruct}
 		for i := range t.NumField() {
 			f := t.Field(i)
 			if !f.IsExported() {
 				return nil
 			}
 			fp := c.compile(f.Type)
-			if fp == nil {
+			switch {
+			case fp == nil:
 				return nil
+			case fp.op == eqStruct:
+				for _, sub := range fp.fields {
+					sub.off += f.Offset
+					p.addField(sub)
+				}
+			case isScalar(fp.op):
+				p.addField(eqField{off: f.Offset, op: eqBytes, size: f.Type.Size()})
+			case fp.op == eqPointer:
+				p.addField(eqField{off: f.Offset, op: eqPointers, elems: []*eqPlan{fp.elem}})
+			default:
+				p.addField(eqField{off: f.Offset, op: fp.op, plan: fp})
 			}
-			p.fields = append(p.fields, eqField{off: f.Offset, plan: fp})
 		}
 		return p
 	}
@@ -293,24 +343,29 @@ func (p *eqPlan) equal(a, b unsafe.Pointer) bool {
 // structEqual compares field by field; the common leaf steps are done
 // inline to save a call per field.
 func (p *eqPlan) structEqual(a, b unsafe.Pointer) bool {
-	for _, f := range p.fields {
+	for i := range p.fields {
+		f := &p.fields[i]
 		fa, fb := unsafe.Add(a, f.off), unsafe.Add(b, f.off)
-		switch f.plan.op {
+		switch f.op {
 		case eqString:
 			if *(*string)(fa) != *(*string)(fb) {
 				return false
 			}
-		case eqInt32:
-			if *(*uint32)(fa) != *(*uint32)(fb) {
+		case eqBytes:
+			if unsafe.String((*byte)(fa), f.size) != unsafe.String((*byte)(fb), f.size) {
 				return false
 			}
-		case eqPointer:
-			pa, pb := *(*unsafe.Pointer)(fa), *(*unsafe.Pointer)(fb)
-			if pa == pb {
-				continue
-			}
-			if pa == nil || pb == nil || !f.plan.elem.equal(pa, pb) {
-				return false
+		case eqPointers:
+			pa := unsafe.Slice((*unsafe.Pointer)(fa), len(f.elems))
+			pb := unsafe.Slice((*unsafe.Pointer)(fb), len(f.elems))
+			for j, elem := range f.elems {
+				x, y := pa[j], pb[j]
+				if x == y {
+					continue
+				}
+				if x == nil || y == nil || !elem.equal(x, y) {
+					return false
+				}
 			}
 		case eqSlice:
 			sa, sb := (*sliceHeader)(fa), (*sliceHeader)(fb)
@@ -332,6 +387,15 @@ func (p *eqPlan) structEqual(a, b unsafe.Pointer) bool {
 // elementsEqual compares n consecutive elements of p's type, size bytes
 // apart.
 func (p *eqPlan) elementsEqual(a, b unsafe.Pointer, n int, size uintptr) bool {
+	if p.op == eqStruct {
+		for i := range n {
+			off := uintptr(i) * size
+			if !p.structEqual(unsafe.Add(a, off), unsafe.Add(b, off)) {
+				return false
+			}
+		}
+		return true
+	}
 	for i := range n {
 		off := uintptr(i) * size
 		if !p.equal(unsafe.Add(a, off), unsafe.Add(b, off)) {
