@@ -18,17 +18,13 @@ var controllerKind = appsv1.SchemeGroupVersion.WithKind("Deployment")
 // snapshot's order and objects (upstream keeps its cache objects too).
 func (p *planner) claimReplicaSets() ([]*appsv1.ReplicaSet, error) {
 	d := p.d
-	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-	if err != nil {
-		return nil, fmt.Errorf("deployment %s/%s has invalid label selector: %w", d.Namespace, d.Name, err)
-	}
 	var claimed []*appsv1.ReplicaSet
 	var errs []error
 	for _, rs := range p.w.snap.ReplicaSets {
 		if rs.Namespace != d.Namespace {
 			continue
 		}
-		ok, err := p.claim(rs, selector)
+		ok, err := p.claim(rs)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -39,9 +35,10 @@ func (p *planner) claimReplicaSets() ([]*appsv1.ReplicaSet, error) {
 	return claimed, errors.Join(errs...)
 }
 
-func (p *planner) claim(rs *appsv1.ReplicaSet, selector labels.Selector) (bool, error) {
+func (p *planner) claim(rs *appsv1.ReplicaSet) (bool, error) {
 	d := p.d
-	matches := selector.Matches(labels.Set(rs.Labels))
+	// Validate has checked the selector.
+	matches := selectorMatches(d.Spec.Selector, rs.Labels)
 	if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
 		if ref.UID != d.UID {
 			return false, nil
@@ -64,7 +61,7 @@ func (p *planner) claim(rs *appsv1.ReplicaSet, selector labels.Selector) (bool, 
 			return ReleaseReplicaSet{
 				ReplicaSet: c,
 				Patch:      []byte(fmt.Sprintf(`{"metadata":{"uid":%q,"ownerReferences":[{"$patch":"delete","uid":%q}]}}`, rs.UID, d.UID)),
-				Why:        fmt.Sprintf("its labels %s no longer match the selector %s", labels.Set(rs.Labels), selector),
+				Why:        fmt.Sprintf("its labels %s no longer match the selector %s", labels.Set(rs.Labels), selectorString(d.Spec.Selector)),
 			}
 		})
 		return false, nil
@@ -79,8 +76,18 @@ func (p *planner) claim(rs *appsv1.ReplicaSet, selector labels.Selector) (bool, 
 			ReplicaSet: c,
 			Patch: []byte(fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":%q,"kind":%q,"name":%q,"uid":%q,"controller":true,"blockOwnerDeletion":true}],"uid":%q}}`,
 				controllerKind.GroupVersion().String(), controllerKind.Kind, d.Name, d.UID, rs.UID)),
-			Why: fmt.Sprintf("orphan whose labels %s match the selector %s", labels.Set(rs.Labels), selector),
+			Why: fmt.Sprintf("orphan whose labels %s match the selector %s", labels.Set(rs.Labels), selectorString(d.Spec.Selector)),
 		}
 	})
 	return true, nil
+}
+
+// selectorString renders a selector for explanations (only when claiming
+// writes something, so its cost does not matter).
+func selectorString(sel *metav1.LabelSelector) string {
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return "<invalid>"
+	}
+	return s.String()
 }

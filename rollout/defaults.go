@@ -72,10 +72,15 @@ func Validate(d *appsv1.Deployment) error {
 	case len(sel.MatchLabels)+len(sel.MatchExpressions) == 0:
 		bad("spec.selector", "empty selector is invalid for deployment")
 	default:
-		selector, err := metav1.LabelSelectorAsSelector(sel)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("spec.selector: invalid value: %w", err))
-		} else if !selector.Matches(labels.Set(spec.Template.Labels)) {
+		valid := selectorSimple(sel)
+		if !valid {
+			_, err := metav1.LabelSelectorAsSelector(sel)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("spec.selector: invalid value: %w", err))
+			}
+			valid = err == nil
+		}
+		if valid && !selectorMatches(sel, spec.Template.Labels) {
 			bad("spec.template.metadata.labels", "invalid value %v: `selector` does not match template `labels`", labels.Set(spec.Template.Labels))
 		}
 	}
@@ -99,17 +104,13 @@ func Validate(d *appsv1.Deployment) error {
 }
 
 // validateReplicaSet checks what the planner dereferences in a ReplicaSet.
+// (Its selector is never read: upstream claims by the Deployment's selector.)
 func validateReplicaSet(rs *appsv1.ReplicaSet) error {
 	if rs.Spec.Replicas == nil {
 		return errors.New("spec.replicas: required value")
 	}
 	if *rs.Spec.Replicas < 0 {
 		return fmt.Errorf("spec.replicas: invalid value %d: must be greater than or equal to 0", *rs.Spec.Replicas)
-	}
-	if rs.Spec.Selector != nil {
-		if _, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector); err != nil {
-			return fmt.Errorf("spec.selector: invalid value: %w", err)
-		}
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func PlanWith(s Snapshot, o Options) (*Result, error) {
 			return nil, fmt.Errorf("replicaSets[%d]: must not be nil", i)
 		}
 	}
-	d := s.Deployment.DeepCopy()
+	d := cloneDeployment(s.Deployment)
 	w := newWorld(s, o)
 
 	// A selector that selects everything is refused before anything else,
@@ -75,8 +75,11 @@ type planner struct {
 	// d is the working copy of the Deployment. Like upstream, the sync
 	// changes it in memory (revision annotation, conditions) and writes it.
 	d *appsv1.Deployment
-	// rsList is the claimed ReplicaSets and podMap their pods by RS UID.
+	// rsList is the claimed ReplicaSets.
 	rsList []*appsv1.ReplicaSet
+	// existing is the new ReplicaSet found in rsList, once looked is set.
+	existing *appsv1.ReplicaSet
+	looked   bool
 }
 
 func (p *planner) sync() error {

@@ -83,7 +83,10 @@ func statusAvailable(s *appsv1.ReplicaSetStatus) int32 { return s.AvailableRepli
 // findNewReplicaSet returns the oldest ReplicaSet whose template equals the
 // Deployment's, ignoring the pod-template-hash label.
 func findNewReplicaSet(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
-	for _, rs := range sortedByCreation(rsList) {
+	if !slices.IsSortedFunc(rsList, compareByCreation) {
+		rsList = sortedByCreation(rsList)
+	}
+	for _, rs := range rsList {
 		if hashing.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
 			return rs
 		}
@@ -108,9 +111,14 @@ func findOldReplicaSets(rsList []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) [
 // annotations and the Deployment's revision on the way.
 func (p *planner) getAllReplicaSetsAndSyncRevision(create bool) (*appsv1.ReplicaSet, []*appsv1.ReplicaSet, error) {
 	// Upstream sorts its list by creation time in place on the first look-up,
-	// so every later use sees that order.
-	p.rsList = sortedByCreation(p.rsList)
-	existing := findNewReplicaSet(p.d, p.rsList)
+	// so every later use sees that order. The list and the template do not
+	// change within a sync (a rollback ends it), so the look-up is done once.
+	if !p.looked {
+		p.rsList = sortedByCreation(p.rsList)
+		p.existing = findNewReplicaSet(p.d, p.rsList)
+		p.looked = true
+	}
+	existing := p.existing
 	oldRSs := findOldReplicaSets(p.rsList, existing)
 	newRS, err := p.getNewReplicaSet(existing, oldRSs, create)
 	if err != nil {

@@ -52,9 +52,11 @@ func (p *planner) rollback(to int64) error {
 			p.w.warning(RollbackTemplateUnchanged, "The rollback revision contains the same template as current deployment %q", d.Name)
 			return p.clearRollbackTo(fmt.Sprintf("revision %d has the current template", to))
 		}
-		tmpl := rs.Spec.Template.DeepCopy()
+		// The template is shared with the ReplicaSet, read-only; only the
+		// labels change.
+		tmpl := rs.Spec.Template
 		tmpl.Labels = hashing.LabelsWithoutHash(tmpl.Labels)
-		d.Spec.Template = *tmpl
+		d.Spec.Template = tmpl
 		d.Annotations = revision.AnnotationsForRollback(d, rs)
 		if err := p.clearRollbackTo(fmt.Sprintf("roll back to revision %d: template and annotations of %s", to, rs.Name)); err != nil {
 			return err

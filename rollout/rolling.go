@@ -7,7 +7,6 @@ import (
 	"github.com/deploymath/deploymath/revision"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // scaleReplicaSet sets rs to size newScale and refreshes its
@@ -248,11 +247,9 @@ func (p *planner) oldPodsRunning(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.Repl
 			owners[string(rs.UID)] = true
 		}
 	}
-	// Upstream lists the pods with the Deployment's selector (valid here:
-	// Plan validated it).
-	selector, _ := metav1.LabelSelectorAsSelector(p.d.Spec.Selector)
+	// Upstream lists the pods with the Deployment's selector.
 	for _, pod := range p.w.snap.Pods {
-		if pod == nil || pod.Namespace != p.d.Namespace || !selector.Matches(labels.Set(pod.Labels)) {
+		if pod == nil || pod.Namespace != p.d.Namespace || !selectorMatches(p.d.Spec.Selector, pod.Labels) {
 			continue
 		}
 		ref := metav1.GetControllerOfNoCopy(pod)

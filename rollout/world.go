@@ -84,7 +84,7 @@ func (w *world) updateRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet
 	if !w.rsFresh(base) {
 		return nil, fmt.Errorf("update of replica set %s would send a stale object: %w", base.Name, errConflict)
 	}
-	rs := base.DeepCopy()
+	rs := cloneRS(base)
 	mutate(rs)
 	if rs.Spec.Replicas != nil && *rs.Spec.Replicas < 0 {
 		// The API server's validation refuses the write.
@@ -99,7 +99,7 @@ func (w *world) updateRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet
 // resourceVersion precondition, but they change the object: copies of it
 // taken before the patch are stale afterwards.
 func (w *world) patchRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet), emit func(*appsv1.ReplicaSet) Action) *appsv1.ReplicaSet {
-	rs := base.DeepCopy()
+	rs := cloneRS(base)
 	mutate(rs)
 	rs.ResourceVersion = ""
 	w.res.Actions = append(w.res.Actions, emit(rs))
@@ -116,12 +116,12 @@ func (w *world) written(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
 
 // createRS records the creation of rs (which the caller built).
 func (w *world) createRS(rs *appsv1.ReplicaSet, why string) *appsv1.ReplicaSet {
-	out := rs.DeepCopy()
+	out := cloneRS(rs)
 	w.res.Actions = append(w.res.Actions, CreateReplicaSet{ReplicaSet: out, Why: why})
 	// The created object has no UID yet; key it by a placeholder that cannot
 	// clash with a real UID so that later writes in this sync are tracked.
 	w.createdSeq++
-	created := out.DeepCopy()
+	created := cloneRS(out)
 	if created.UID == "" {
 		created.UID = types.UID(fmt.Sprintf("deploymath-planned-%d/%s", w.createdSeq, created.Name))
 	}
@@ -139,7 +139,7 @@ func (w *world) writeDeployment(d *appsv1.Deployment, status bool, why string) e
 		return fmt.Errorf("%s: upstream sends the deployment read at the start of the sync again after an earlier write: %w", why, errConflict)
 	}
 	w.deploymentWrites++
-	out := d.DeepCopy()
+	out := cloneDeployment(d)
 	if status {
 		w.res.Actions = append(w.res.Actions, UpdateDeploymentStatus{Deployment: out, Why: why})
 		w.status = *out.Status.DeepCopy()
