@@ -132,6 +132,25 @@ var templatePlan = sync.OnceValue(func() *eqPlan {
 	return compileTemplatePlan(reflect.TypeFor[corev1.PodTemplateSpec]())
 })
 
+// templateEqual compares two templates whose labels are already known to
+// be equal (ignoring LabelKey) with the plan of [templatePlan]. Before the
+// full walk it checks what differs between the ReplicaSets of a rollout,
+// the number of containers and their images: a difference there is a
+// difference for Semantic.DeepEqual too (slices of different lengths,
+// strings that differ), so the answer is the same, only found sooner.
+func (p *eqPlan) templateEqual(a, b *corev1.PodTemplateSpec) bool {
+	ca, cb := a.Spec.Containers, b.Spec.Containers
+	if len(ca) != len(cb) {
+		return false
+	}
+	for i := range ca {
+		if ca[i].Image != cb[i].Image {
+			return false
+		}
+	}
+	return p.equal(unsafe.Pointer(a), unsafe.Pointer(b))
+}
+
 // compileTemplatePlan compiles t (PodTemplateSpec) with the Labels field of
 // its embedded ObjectMeta left out. It returns nil if t is not supported or
 // does not have that shape.

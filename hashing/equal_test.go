@@ -606,7 +606,9 @@ func FuzzEqualIgnoreHash(f *testing.F) {
 
 // BenchmarkEqualIgnoreHash compares, on the realistic template of
 // fixtures_test.go, the fast path (equal: the template and its
-// hash-labelled copy; different: the last container's image differs) with
+// hash-labelled copy; different: the last container's image differs,
+// which the image pre-check finds; different-late: the last toleration's
+// value differs, found after the whole walk but the tolerations) with
 // the Semantic.DeepEqual path it replaces (semantic-reference, equal pair)
 // and with upstream's literal steps (deepcopy-reference: two deep copies,
 // label deleted, Semantic.DeepEqual).
@@ -615,6 +617,8 @@ func BenchmarkEqualIgnoreHash(b *testing.B) {
 	labelled := TemplateWithHash(a, PodTemplateHash(a, nil))
 	changed := realisticTemplate()
 	changed.Spec.Containers[1].Image = "registry.example.com/proxy:2.5"
+	lateChange := realisticTemplate()
+	lateChange.Spec.Tolerations[len(lateChange.Spec.Tolerations)-1].Value += "x"
 	for _, bm := range []struct {
 		name string
 		f    func(a, b *corev1.PodTemplateSpec) bool
@@ -622,6 +626,7 @@ func BenchmarkEqualIgnoreHash(b *testing.B) {
 	}{
 		{"fast-equal", EqualIgnoreHash, labelled},
 		{"fast-different", EqualIgnoreHash, changed},
+		{"fast-different-late", EqualIgnoreHash, lateChange},
 		{"semantic-reference", semanticEqualIgnoreHash, labelled},
 		{"semantic-reference-different", semanticEqualIgnoreHash, changed},
 		{"deepcopy-reference", referenceEqualIgnoreHash, labelled},

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
-	"unsafe"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -115,7 +114,7 @@ func EqualIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 		return false
 	}
 	if plan := templatePlan(); plan != nil {
-		return plan.equal(unsafe.Pointer(a), unsafe.Pointer(b))
+		return plan.templateEqual(a, b)
 	}
 	// Slow path, for a PodTemplateSpec the fast path cannot compile (see
 	// equal.go). A shallow copy of the metadata with the labels (already compared)
