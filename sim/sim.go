@@ -382,6 +382,8 @@ func (s *Sim) syncDeployment(k queueKey) {
 			before = s.checks.capture(d.Namespace, d.Name)
 		}
 		if err := s.apply(a); err != nil {
+			// upstream recorded the events that precede the failed write
+			s.recordEvents(d.Name, res.Events, i)
 			s.note("sync %s: action %d of %d (%s) failed: %v", d.Name, i+1, len(res.Actions), actionName(a), err)
 			s.syncFailed(k)
 			return
@@ -390,7 +392,7 @@ func (s *Sim) syncDeployment(k queueKey) {
 			s.checks.afterAction(before, a, s.checks.capture(d.Namespace, d.Name))
 		}
 	}
-	s.recordEvents(d.Name, res.Events)
+	s.recordEvents(d.Name, res.Events, len(res.Actions))
 	if res.Stop != "" {
 		s.note("sync %s stopped: %s", d.Name, res.Stop)
 		s.syncFailed(k)
@@ -416,16 +418,21 @@ func (s *Sim) syncFailed(k queueKey) {
 	s.note("dropping deployment %q out of the queue after %d retries", k.name, maxRetries)
 }
 
-func (s *Sim) recordEvents(object string, evs []rollout.Event) {
-	if s.opts.NoTrace || len(evs) == 0 {
-		for _, e := range evs {
-			s.met.event(e)
-		}
-		return
-	}
-	f := s.frame()
+// recordEvents records the events of a plan that upstream emits once the
+// first applied actions have been written: those with Event.After ≤ applied.
+func (s *Sim) recordEvents(object string, evs []rollout.Event, applied int) {
+	var f *Frame
 	for _, e := range evs {
+		if e.After > applied {
+			continue
+		}
 		s.met.event(e)
+		if s.opts.NoTrace {
+			continue
+		}
+		if f == nil {
+			f = s.frame()
+		}
 		f.Events = append(f.Events, TraceEvent{Object: object, Type: e.Type, Reason: e.Reason, Message: e.Message})
 	}
 }

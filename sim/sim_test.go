@@ -287,3 +287,26 @@ func (s *Sim) runUntil(until time.Duration) {
 	}
 	s.now = until
 }
+
+// TestRecordEventsAfter: a sync whose second write fails records only the
+// events upstream emitted before that write.
+func TestRecordEventsAfter(t *testing.T) {
+	evs := []rollout.Event{
+		{Type: "Normal", Reason: "ScalingReplicaSet", Message: "a", After: 0},
+		{Type: "Normal", Reason: "ScalingReplicaSet", Message: "b", After: 1},
+		{Type: "Normal", Reason: "ScalingReplicaSet", Message: "c", After: 2},
+	}
+	for applied, want := range []string{"a", "ab", "abc", "abc"} {
+		s := newTestSim(t)
+		s.recordEvents("web", evs, applied)
+		got := ""
+		if s.cur != nil {
+			for _, e := range s.cur.Events {
+				got += e.Message
+			}
+		}
+		if got != want || s.met.scaling != len(want) {
+			t.Errorf("applied %d: recorded %q (%d scaling steps), want %q", applied, got, s.met.scaling, want)
+		}
+	}
+}
