@@ -310,3 +310,48 @@ func TestRecordEventsAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestUndoKubectl: undo follows kubectl (revision.RollbackTarget): a
+// rollback to the current template sends no write, and errors use kubectl's
+// wording.
+func TestUndoKubectl(t *testing.T) {
+	sc, err := ParseScenario([]byte(`name: undo-skip
+seed: 1
+objects:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec:
+    replicas: 2
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec: {containers: [{name: c, image: "i:1"}]}
+steps:
+- {at: 30s, undo: {}}
+- {at: 31s, undo: {toRevision: 1}}
+- {at: 32s, pause: true}
+- {at: 33s, setImage: {container: c, image: "i:2"}}
+- {at: 34s, undo: {toRevision: 1}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(sc, Options{Until: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Text()
+	for _, want := range []string{
+		`step 1: rollout undo web: no rollout history found for deployment "web"`,
+		"step 2: rollout undo web: skipped rollback (current template already matches revision 1)",
+		"step 5: rollout undo web: you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume deployment/web' and try again",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("trace lacks %q:\n%s", want, text)
+		}
+	}
+	if !strings.Contains(text, "deployment web gen 3/3") || strings.Contains(text, "gen 4/4") {
+		t.Errorf("skipped or refused undos wrote the Deployment:\n%s", text)
+	}
+}

@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"time"
 
-	"github.com/deploymath/deploymath/hashing"
+	"github.com/deploymath/deploymath/revision"
 	"github.com/deploymath/deploymath/rollout"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 )
 
 // load creates the scenario's objects at time 0 and schedules its steps.
@@ -164,11 +162,15 @@ func (s *Sim) doStep(st *Step, label string) error {
 		d.Spec.Paused = false
 		s.note("%s: rollout resume %s", label, d.Name)
 	case st.Undo != nil:
-		msg, err := s.undo(d, st.Undo.ToRevision)
+		next, msg, err := s.undo(old, st.Undo.ToRevision)
 		if err != nil {
 			return fmt.Errorf("rollout undo %s: %w", d.Name, err)
 		}
 		s.note("%s: rollout undo %s: %s", label, d.Name, msg)
+		if next == nil {
+			return nil // kubectl sends no patch
+		}
+		d = next
 	case st.KillPods != nil:
 		return s.killPods(label, old, st.KillPods)
 	}
@@ -303,71 +305,20 @@ func (s *Sim) killPods(label string, d *appsv1.Deployment, k *KillPods) error {
 	return nil
 }
 
-// undo is kubectl rollout undo: the Deployment's template is replaced by
-// the template of the ReplicaSet of the revision (0: the previous one),
-// without its pod-template-hash label, and the ReplicaSet's annotations
-// (except the controller's own) are copied onto the Deployment.
-func (s *Sim) undo(d *appsv1.Deployment, toRevision int64) (string, error) {
-	if d.Spec.Paused {
-		return "", fmt.Errorf("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again")
+// undo is kubectl rollout undo [--to-revision]: [revision.RollbackTarget]
+// over the ReplicaSets of d's namespace, applied to d with
+// [revision.Rollback.Apply] (template without the pod-template-hash label,
+// annotations replaced as kubectl's patch does). It returns the Deployment to
+// write (nil when kubectl skips the rollback) and the note for the trace.
+func (s *Sim) undo(d *appsv1.Deployment, toRevision int64) (*appsv1.Deployment, string, error) {
+	rb, err := revision.RollbackTarget(d, s.st.replicaSetsIn(d.Namespace), toRevision)
+	if err != nil {
+		return nil, "", err
 	}
-	rss := s.st.ownedReplicaSets(d)
-	revOf := func(rs *appsv1.ReplicaSet) int64 {
-		v, err := strconv.ParseInt(rs.Annotations["deployment.kubernetes.io/revision"], 10, 64)
-		if err != nil {
-			return 0
-		}
-		return v
+	if rb.AlreadyMatches {
+		return nil, rb.Message, nil
 	}
-	var target *appsv1.ReplicaSet
-	if toRevision == 0 {
-		// the previous revision: second highest
-		var maxRev, prevRev int64 = -1, -1
-		for _, rs := range rss {
-			v := revOf(rs)
-			if v > maxRev {
-				prevRev, maxRev = maxRev, v
-			} else if v > prevRev && v != maxRev {
-				prevRev = v
-			}
-		}
-		if prevRev <= 0 {
-			return "", fmt.Errorf("no rollout history found for deployment %q", d.Name)
-		}
-		toRevision = prevRev
-	}
-	for _, rs := range rss {
-		if revOf(rs) == toRevision {
-			target = rs
-		}
-	}
-	if target == nil {
-		return "", fmt.Errorf("unable to find specified revision %d in history", toRevision)
-	}
-	tmpl := target.Spec.Template.DeepCopy()
-	tmpl.Labels = hashing.LabelsWithoutHash(tmpl.Labels)
-	if equality.Semantic.DeepEqual(&d.Spec.Template, tmpl) {
-		return fmt.Sprintf("skipped rollback (current template already matches revision %d)", toRevision), nil
-	}
-	d.Spec.Template = *tmpl
-	skip := map[string]bool{
-		"kubectl.kubernetes.io/last-applied-configuration": true,
-		"deployment.kubernetes.io/revision":                true,
-		"deployment.kubernetes.io/revision-history":        true,
-		"deployment.kubernetes.io/desired-replicas":        true,
-		"deployment.kubernetes.io/max-replicas":            true,
-		"deprecated.deployment.rollback.to":                true,
-	}
-	for k, v := range target.Annotations {
-		if skip[k] {
-			continue
-		}
-		if d.Annotations == nil {
-			d.Annotations = map[string]string{}
-		}
-		d.Annotations[k] = v
-	}
-	return fmt.Sprintf("rolled back to revision %d (%s)", toRevision, target.Name), nil
+	return rb.Apply(d), fmt.Sprintf("rolled back to revision %d (%s)", rb.Revision, rb.ReplicaSet), nil
 }
 
 // imagesOf lists the images of a template, for notes.
