@@ -47,8 +47,23 @@ type cluster struct {
 	// informer of the ReplicaSet controller would after a pod change.
 	notify func(key string)
 
+	// failures makes the pods of a template with a container image listed
+	// here fail: "image-pull-error" (never start: Pending), "never-ready"
+	// or "crashloop" (run but never become ready).
+	failures map[string]string
+
 	seq  int
 	pods map[string]*podState // by namespace/name
+}
+
+// failureOf returns the failure mode of pods of template t ("" if healthy).
+func (c *cluster) failureOf(t *corev1.PodTemplateSpec) string {
+	for _, ctr := range t.Spec.Containers {
+		if mode, ok := c.failures[ctr.Image]; ok {
+			return mode
+		}
+	}
+	return ""
 }
 
 type podState struct {
@@ -194,12 +209,19 @@ func (c *cluster) createPod(ctx context.Context, rs *appsv1.ReplicaSet) error {
 	key := pod.Namespace + "/" + pod.Name
 	p := &podState{ns: pod.Namespace, name: pod.Name, rsUID: rs.UID, rsKey: rs.Namespace + "/" + rs.Name, created: c.sched.Now()}
 	c.pods[key] = p
+	mode := c.failureOf(&rs.Spec.Template)
+	if mode == "image-pull-error" {
+		return nil // ErrImagePull: stays Pending
+	}
 	c.sched.After(c.timing.Startup, func() {
 		if p.deleted {
 			return
 		}
 		p.running = true
 		c.setPodStatus(ctx, p)
+		if mode != "" {
+			return // runs, never ready
+		}
 		c.sched.After(c.timing.Readiness, func() {
 			if p.deleted {
 				return

@@ -187,7 +187,8 @@ func (c *Controller) sync(ctx context.Context, key string) (*rollout.Result, err
 			return nil, err
 		}
 	}
-	res, err := rollout.Plan(rollout.Snapshot{Deployment: d, ReplicaSets: rsList, Pods: pods, Now: c.clock.Now()})
+	snap := rollout.Snapshot{Deployment: d, ReplicaSets: rsList, Pods: pods, Now: c.clock.Now()}
+	res, err := rollout.Plan(snap)
 	if err != nil {
 		// Invalid input does not get better by retrying: report and drop.
 		utilruntime.HandleErrorWithContext(ctx, err, "Cannot plan deployment", "deployment", key)
@@ -196,20 +197,60 @@ func (c *Controller) sync(ctx context.Context, key string) (*rollout.Result, err
 	if logger.V(4).Enabled() {
 		logger.V(4).Info("Planned sync", "deployment", key, "plan", res.Explain())
 	}
-	for i, a := range res.Actions {
-		if err := c.apply(ctx, a); err != nil {
-			// The events of a failed plan are not recorded: the retry plans
-			// the same writes again and records them then.
-			return res, fmt.Errorf("action %d of %d (%s): %w", i+1, len(res.Actions), a.Explain(), err)
+	applied := 0
+	var failed rollout.Action
+	for _, a := range res.Actions {
+		if err = c.apply(ctx, a); err != nil {
+			failed = a
+			break
 		}
+		applied++
 	}
-	for _, e := range res.Events {
-		c.recorder.Event(d, e.Type, e.Reason, e.Message)
+	// An event is recorded only if the writes upstream makes before it
+	// succeeded.
+	c.record(d, res.Events, applied)
+	if err != nil {
+		err = fmt.Errorf("action %d of %d (%s): %w", applied+1, len(res.Actions), failed.Explain(), err)
+		if create, ok := failed.(rollout.CreateReplicaSet); ok {
+			c.createFailed(ctx, snap, create, err)
+		}
+		return res, err
 	}
 	if res.Stop != "" {
 		return res, fmt.Errorf("%w: %s", errStopped, res.Stop)
 	}
 	return res, nil
+}
+
+func (c *Controller) record(d *appsv1.Deployment, events []rollout.Event, applied int) {
+	for _, e := range events {
+		if e.After <= applied {
+			c.recorder.Event(d, e.Type, e.Reason, e.Message)
+		}
+	}
+}
+
+// createFailed finishes a sync whose new ReplicaSet the server refused as
+// upstream does: Progressing=False ReplicaSetCreateError and a warning
+// (rollout.CreateFailed). An AlreadyExists is only retried (the next plan
+// sees the ReplicaSet); a terminating namespace is ignored.
+func (c *Controller) createFailed(ctx context.Context, snap rollout.Snapshot, a rollout.CreateReplicaSet, cause error) {
+	if apierrors.IsAlreadyExists(cause) || apierrors.HasStatusCause(cause, corev1.NamespaceTerminatingCause) {
+		return
+	}
+	res, err := rollout.CreateFailed(snap, a.ReplicaSet.Name, errors.Unwrap(cause))
+	if err != nil {
+		utilruntime.HandleErrorWithContext(ctx, err, "Cannot plan the create failure")
+		return
+	}
+	applied := 0
+	for _, w := range res.Actions {
+		if c.apply(ctx, w) != nil {
+			break // upstream ignores the error of this status write
+		}
+		applied++
+	}
+	c.record(snap.Deployment, res.Events, applied)
 }
 
 // apply performs one action of a plan with the typed client.

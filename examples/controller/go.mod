@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/deploymath/deploymath v0.0.0
+	github.com/google/go-cmp v0.7.0
 	k8s.io/klog/v2 v2.140.0
 )
 
@@ -54,7 +55,7 @@ require (
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
+	sigs.k8s.io/yaml v1.6.0
 )
 
 replace github.com/deploymath/deploymath => ../..
