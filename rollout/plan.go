@@ -29,15 +29,16 @@ func PlanWith(s Snapshot, o Options) (*Result, error) {
 			return nil, fmt.Errorf("replicaSets[%d]: must not be nil", i)
 		}
 	}
-	d := cloneDeployment(s.Deployment)
 	w := newWorld(s, o)
 
 	// A selector that selects everything is refused before anything else,
 	// even before validation: upstream only records observedGeneration.
+	d := s.Deployment
 	everything := metav1.LabelSelector{}
 	if reflect.DeepEqual(d.Spec.Selector, &everything) {
 		w.warning("SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
 		if d.Status.ObservedGeneration < d.Generation {
+			d = cloneDeployment(d)
 			d.Status.ObservedGeneration = d.Generation
 			// Upstream ignores the error of this write.
 			_ = w.writeDeployment(d, true, fmt.Sprintf("selector selects everything: only observedGeneration is recorded (%d)", d.Generation))
@@ -53,7 +54,7 @@ func PlanWith(s Snapshot, o Options) (*Result, error) {
 		}
 	}
 
-	p := &planner{w: w, d: d}
+	p := &planner{w: w, d: s.Deployment}
 	err := p.sync()
 	return w.finish(err), nil
 }
@@ -72,14 +73,27 @@ func (w *world) finish(err error) *Result {
 // planner follows upstream's syncDeployment step by step.
 type planner struct {
 	w *world
-	// d is the working copy of the Deployment. Like upstream, the sync
-	// changes it in memory (revision annotation, conditions) and writes it.
-	d *appsv1.Deployment
+	// d is the Deployment as the sync sees it. Like upstream, the sync
+	// changes it in memory (revision annotation, conditions) and writes it;
+	// it starts as the snapshot's object, read-only, and mut makes it a
+	// private copy before the first change.
+	d     *appsv1.Deployment
+	owned bool
 	// rsList is the claimed ReplicaSets.
 	rsList []*appsv1.ReplicaSet
 	// existing is the new ReplicaSet found in rsList, once looked is set.
 	existing *appsv1.ReplicaSet
 	looked   bool
+}
+
+// mut returns the Deployment for changing, copying it first if it is still
+// the snapshot's object. Take a fresh p.d after calling it.
+func (p *planner) mut() *appsv1.Deployment {
+	if !p.owned {
+		p.d = cloneDeployment(p.d)
+		p.owned = true
+	}
+	return p.d
 }
 
 func (p *planner) sync() error {
@@ -133,15 +147,15 @@ func (p *planner) checkPausedConditions() error {
 	var why string
 	switch {
 	case d.Spec.Paused && !pausedCondExists:
-		setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, PausedDeployReason, "Deployment is paused", p.w.snap.Now))
+		setCondition(&p.mut().Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, PausedDeployReason, "Deployment is paused", p.w.snap.Now))
 		why = "the deployment is paused: Progressing=Unknown DeploymentPaused"
 	case !d.Spec.Paused && pausedCondExists:
-		setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, ResumedDeployReason, "Deployment is resumed", p.w.snap.Now))
+		setCondition(&p.mut().Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, ResumedDeployReason, "Deployment is resumed", p.w.snap.Now))
 		why = "the deployment is resumed: Progressing=Unknown DeploymentResumed"
 	default:
 		return nil
 	}
-	return p.w.writeDeployment(d, true, why)
+	return p.w.writeDeployment(p.d, true, why)
 }
 
 // syncStatusOnly is the sync of a Deployment being deleted.
@@ -197,7 +211,7 @@ func (p *planner) syncDeploymentStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv
 		return nil
 	}
 	why := describeStatusChange(p.d.Status, newStatus)
-	p.d.Status = newStatus
+	p.mut().Status = newStatus
 	return p.w.writeDeployment(p.d, true, why)
 }
 

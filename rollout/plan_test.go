@@ -394,3 +394,31 @@ func TestPausedDeploymentOnlyScales(t *testing.T) {
 		t.Errorf("Stop = %q", r.Stop)
 	}
 }
+
+// Upstream quirk, reproduced (found by TestPropertyPlanSafety): the
+// scale-down budget counts the available pods of every ReplicaSet, including
+// a new ReplicaSet already scaled to zero whose status still reports an
+// available pod. Old replicas are then removed for a pod that is itself
+// going away, and availability can fall below minAvailable until the new
+// ReplicaSet is scaled up again.
+func TestStaleStatusCanDropAvailability(t *testing.T) {
+	d := testDeployment(1, "1", "0")
+	d.Generation = 2
+	old := testRS(withImage(d, "nginx:old"), "old", 1, 2, 1, t0)
+	newRS := testRS(d, "new", 2, 0, 1, t0.Add(time.Minute))
+	newRS.Status.Replicas = 1
+	r, err := Plan(Snapshot{Deployment: d, ReplicaSets: []*appsv1.ReplicaSet{old, newRS}, Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range r.Actions {
+		if sc, ok := a.(ScaleReplicaSet); ok {
+			got = append(got, fmt.Sprintf("%s %d->%d", sc.ReplicaSet.Name, sc.From, sc.To))
+		}
+	}
+	want := []string{"web-old 2->1", "web-old 1->0"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scale-downs (-want +got):\n%s\n%s", diff, r.Explain())
+	}
+}

@@ -143,16 +143,16 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 				rs.Spec.MinReadySeconds = d.Spec.MinReadySeconds
 			}, func(rs *appsv1.ReplicaSet) Action { return UpdateReplicaSet{ReplicaSet: rs, Why: why} })
 		}
-		needsUpdate := setDeploymentRevision(d, existing.Annotations[revision.RevisionAnnotation])
+		needsUpdate := p.setRevision(existing.Annotations[revision.RevisionAnnotation])
 		why := fmt.Sprintf("record revision %s of the new replica set %s", existing.Annotations[revision.RevisionAnnotation], existing.Name)
 		if hasProgressDeadline(d) && getCondition(d.Status, appsv1.DeploymentProgressing) == nil {
-			setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, FoundNewRSReason,
+			setCondition(&p.mut().Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, FoundNewRSReason,
 				fmt.Sprintf("Found new replica set %q", existing.Name), p.w.snap.Now))
 			needsUpdate = true
 			why = fmt.Sprintf("first Progressing condition: found the new replica set %s", existing.Name)
 		}
 		if needsUpdate {
-			if err := p.w.writeDeployment(d, true, why); err != nil {
+			if err := p.w.writeDeployment(p.d, true, why); err != nil {
 				return nil, err
 			}
 		}
@@ -197,9 +197,9 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 			before = *d.Status.CollisionCount
 		}
 		after := before + 1
-		d.Status.CollisionCount = &after
+		p.mut().Status.CollisionCount = &after
 		why := fmt.Sprintf("hash collision: replica set %s exists with another template or owner; collisionCount %d -> %d", rs.Name, before, after)
-		if err := p.w.writeDeployment(d, true, why); err != nil {
+		if err := p.w.writeDeployment(p.d, true, why); err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("replicasets.apps %q already exists (%s)", rs.Name, why)
@@ -215,17 +215,16 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 // recordRevision is the tail of upstream's creation path: copy the revision
 // to the Deployment and, for a real creation, set NewReplicaSetCreated.
 func (p *planner) recordRevision(rs *appsv1.ReplicaSet, newRevision string, created bool) (*appsv1.ReplicaSet, error) {
-	d := p.d
-	needsUpdate := setDeploymentRevision(d, newRevision)
+	needsUpdate := p.setRevision(newRevision)
 	why := fmt.Sprintf("record revision %s", newRevision)
-	if created && hasProgressDeadline(d) {
-		setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewReplicaSetReason,
+	if created && hasProgressDeadline(p.d) {
+		setCondition(&p.mut().Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewReplicaSetReason,
 			fmt.Sprintf("Created new replica set %q", rs.Name), p.w.snap.Now))
 		needsUpdate = true
 		why = fmt.Sprintf("record revision %s and Progressing=True NewReplicaSetCreated", newRevision)
 	}
 	if needsUpdate {
-		if err := p.w.writeDeployment(d, true, why); err != nil {
+		if err := p.w.writeDeployment(p.d, true, why); err != nil {
 			return rs, err
 		}
 	}
@@ -251,14 +250,15 @@ func replicaSetName(deployment, hash string) string {
 	return deployment + "-" + hash
 }
 
-// setDeploymentRevision sets the Deployment's revision annotation and
-// reports whether it changed.
-func setDeploymentRevision(d *appsv1.Deployment, rev string) bool {
+// setRevision sets the Deployment's revision annotation and reports
+// whether it changed.
+func (p *planner) setRevision(rev string) bool {
+	if p.d.Annotations[revision.RevisionAnnotation] == rev {
+		return false
+	}
+	d := p.mut()
 	if d.Annotations == nil {
 		d.Annotations = map[string]string{}
-	}
-	if d.Annotations[revision.RevisionAnnotation] == rev {
-		return false
 	}
 	d.Annotations[revision.RevisionAnnotation] = rev
 	return true

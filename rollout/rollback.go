@@ -28,7 +28,7 @@ func rollbackRevision(d *appsv1.Deployment) (int64, bool) {
 // rollback annotation: copy the template of the requested revision into the
 // Deployment and remove the annotation.
 func (p *planner) rollback(to int64) error {
-	d := p.d
+	d := p.mut()
 	newRS, oldRSs, err := p.getAllReplicaSetsAndSyncRevision(true)
 	if err != nil {
 		return err
@@ -79,7 +79,7 @@ func lastRevision(rss []*appsv1.ReplicaSet) int64 {
 }
 
 func (p *planner) clearRollbackTo(why string) error {
-	d := p.d
+	d := p.mut()
 	if _, ok := d.Annotations[revision.RollbackToAnnotation]; ok {
 		ann := make(map[string]string, len(d.Annotations))
 		for k, v := range d.Annotations {

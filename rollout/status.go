@@ -227,8 +227,8 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 		return nil
 	}
 	why := describeStatusChange(d.Status, s)
-	d.Status = s
-	return p.w.writeDeployment(d, true, why)
+	p.mut().Status = s
+	return p.w.writeDeployment(p.d, true, why)
 }
 
 // replicaFailure is the first ReplicaFailure condition of the new
