@@ -168,6 +168,29 @@ func midRollout(n int) rollout.Snapshot {
 	return rollout.Snapshot{Deployment: d, ReplicaSets: rss, Now: benchNow}
 }
 
+// convergedSnapshot is a RollingUpdate Deployment of 10 replicas with n ReplicaSets
+// whose rollout is complete and recorded: the sync a controller runs most
+// often (resyncs, pod status changes), which writes nothing.
+func convergedSnapshot(n int) rollout.Snapshot {
+	s := midRollout(n)
+	for i := 0; i < 10; i++ {
+		r, err := rollout.Plan(s)
+		if err != nil || len(r.Actions) == 0 {
+			break
+		}
+		s, _ = rollout.Apply(s, r)
+		for j, rs := range s.ReplicaSets {
+			rs = rs.DeepCopy()
+			size := *rs.Spec.Replicas
+			zero := int32(0)
+			rs.Status = appsv1.ReplicaSetStatus{Replicas: size, FullyLabeledReplicas: size, ReadyReplicas: size,
+				AvailableReplicas: size, ObservedGeneration: rs.Generation, TerminatingReplicas: &zero}
+			s.ReplicaSets[j] = rs
+		}
+	}
+	return s
+}
+
 // recreateWithPods is a Recreate Deployment whose rollout has scaled its two
 // old ReplicaSets to 0 and whose new ReplicaSet runs every pod: pods pods,
 // nine in ten running under the new ReplicaSet and one in ten a Succeeded
@@ -220,6 +243,10 @@ func BenchmarkPlan(b *testing.B) {
 		s := midRollout(n)
 		b.Run(fmt.Sprintf("rolling/rs=%d", n), func(b *testing.B) { benchPlan(b, s) })
 	}
+	for _, n := range []int{1, 10, 100} {
+		s := convergedSnapshot(n)
+		b.Run(fmt.Sprintf("converged/rs=%d", n), func(b *testing.B) { benchPlan(b, s) })
+	}
 	for _, n := range []int{10, 1000, 10000} {
 		s := recreateWithPods(n)
 		b.Run(fmt.Sprintf("recreate/pods=%d", n), func(b *testing.B) { benchPlan(b, s) })
@@ -240,6 +267,12 @@ func TestBenchInputs(t *testing.T) {
 			if _, ok := a.(rollout.CreateReplicaSet); ok {
 				t.Fatalf("rs=%d: plan creates a ReplicaSet: the new one was not found\n%s", n, r.Explain())
 			}
+		}
+	}
+	for _, n := range []int{1, 10, 100} {
+		r, err := rollout.Plan(convergedSnapshot(n))
+		if err != nil || len(r.Actions) != 0 {
+			t.Fatalf("converged rs=%d: err %v, plan:\n%s", n, err, r.Explain())
 		}
 	}
 	for _, n := range []int{10, 1000} {

@@ -155,7 +155,7 @@ func (p *planner) checkPausedConditions() error {
 	default:
 		return nil
 	}
-	return p.w.writeDeployment(p.d, true, why)
+	return p.writeDeployment(true, why)
 }
 
 // syncStatusOnly is the sync of a Deployment being deleted.
@@ -212,7 +212,7 @@ func (p *planner) syncDeploymentStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv
 	}
 	why := describeStatusChange(p.d.Status, newStatus)
 	p.mut().Status = newStatus
-	return p.w.writeDeployment(p.d, true, why)
+	return p.writeDeployment(true, why)
 }
 
 func appendRS(old []*appsv1.ReplicaSet, rs *appsv1.ReplicaSet) []*appsv1.ReplicaSet {

@@ -152,7 +152,7 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 			why = fmt.Sprintf("first Progressing condition: found the new replica set %s", existing.Name)
 		}
 		if needsUpdate {
-			if err := p.w.writeDeployment(p.d, true, why); err != nil {
+			if err := p.writeDeployment(true, why); err != nil {
 				return nil, err
 			}
 		}
@@ -199,7 +199,7 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 		after := before + 1
 		p.mut().Status.CollisionCount = &after
 		why := fmt.Sprintf("hash collision: replica set %s exists with another template or owner; collisionCount %d -> %d", rs.Name, before, after)
-		if err := p.w.writeDeployment(p.d, true, why); err != nil {
+		if err := p.writeDeployment(true, why); err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("replicasets.apps %q already exists (%s)", rs.Name, why)
@@ -224,7 +224,7 @@ func (p *planner) recordRevision(rs *appsv1.ReplicaSet, newRevision string, crea
 		why = fmt.Sprintf("record revision %s and Progressing=True NewReplicaSetCreated", newRevision)
 	}
 	if needsUpdate {
-		if err := p.w.writeDeployment(p.d, true, why); err != nil {
+		if err := p.writeDeployment(true, why); err != nil {
 			return rs, err
 		}
 	}

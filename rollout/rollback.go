@@ -89,5 +89,5 @@ func (p *planner) clearRollbackTo(why string) error {
 		}
 		d.Annotations = ann
 	}
-	return p.w.writeDeployment(d, false, why)
+	return p.writeDeployment(false, why)
 }

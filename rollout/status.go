@@ -228,7 +228,7 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 	}
 	why := describeStatusChange(d.Status, s)
 	p.mut().Status = s
-	return p.w.writeDeployment(p.d, true, why)
+	return p.writeDeployment(true, why)
 }
 
 // replicaFailure is the first ReplicaFailure condition of the new

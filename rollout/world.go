@@ -132,14 +132,15 @@ func (w *world) deleteRS(rs *appsv1.ReplicaSet, why string) {
 	w.res.Actions = append(w.res.Actions, DeleteReplicaSet{Namespace: rs.Namespace, Name: rs.Name, UID: rs.UID, Why: why})
 }
 
-// writeDeployment records a write of d (status subresource or not).
+// writeDeployment records a write of d (status subresource or not). d
+// becomes part of the result: the caller must not change it afterwards.
 func (w *world) writeDeployment(d *appsv1.Deployment, status bool, why string) error {
 	if w.deploymentWrites > 0 {
 		w.deploymentWrites++
 		return fmt.Errorf("%s: upstream sends the deployment read at the start of the sync again after an earlier write: %w", why, errConflict)
 	}
 	w.deploymentWrites++
-	out := cloneDeployment(d)
+	out := d
 	if status {
 		w.res.Actions = append(w.res.Actions, UpdateDeploymentStatus{Deployment: out, Why: why})
 		w.status = *out.Status.DeepCopy()
@@ -152,4 +153,14 @@ func (w *world) writeDeployment(d *appsv1.Deployment, status bool, why string) e
 // note records a decision that produced no write.
 func (p *planner) note(format string, args ...any) {
 	p.w.res.Notes = append(p.w.res.Notes, fmt.Sprintf(format, args...))
+}
+
+// writeDeployment writes the planner's Deployment. The written object
+// belongs to the result from now on, so the next change copies it again.
+func (p *planner) writeDeployment(status bool, why string) error {
+	err := p.w.writeDeployment(p.d, status, why)
+	if err == nil {
+		p.owned = false
+	}
+	return err
 }
