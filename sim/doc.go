@@ -55,7 +55,35 @@
 // for a drawn time; a failed node makes its pods unready at once and evicts
 // them after the eviction timeout (default 5m).
 //
+// # Restart controller
+//
+// With cluster.restart.enabled, a [restart.Engine] runs beside the
+// Deployment controller (see [RestartSpec]: preset deploymath or xing, grace
+// period, check interval, Reloader annotations). Every store write of a
+// ConfigMap, Secret or Deployment is observed at the virtual now (as its
+// informers would see it) and every delete forgotten. The engine is checked
+// on the grid of a ticker started at time 0 (every CheckInterval), but a tick
+// is queued only while a change waits, at [restart.Engine.NextRelease], so a
+// converged run still stops. Each decision's patch is applied to the stored
+// Deployment as a merge patch (no resourceVersion precondition), a normal
+// write: a restart stamp changes the pod template, bumps generation and
+// queues the Deployment, and the rollout follows. The trace notes each
+// decision:
+//
+//	# restart deployment/web: configmap/default/app-config checksum fa29c7bde74b11a2 -> 115f4ef9542df413
+//	# record checksums on deployment/web: configmap/default/app-config=fa29c7bde74b11a2
+//	# restart controller: processed configmap/default/other-config: no workload to update
+//
+// Steps that drive it: editConfigMap, editSecret, apply of a ConfigMap or
+// Secret (created or replaced), deleteConfigMap, deleteSecret, and annotate
+// (kubectl annotate; a null value removes the key, which opts a workload
+// out).
+//
 // # Scenarios and golden traces
+//
+// The undo step is kubectl rollout undo [--to-revision]: the Deployment is
+// patched with [revision.RollbackTarget] and [revision.Rollback.Apply], so a
+// rollback to the current template writes nothing, as with kubectl.
 //
 // Bundled scenarios live in testdata/scenarios with NAME.golden traces;
 // `go test ./sim` compares them and `go test ./sim -update` rewrites them.
@@ -65,7 +93,8 @@
 // # Invariants
 //
 // [InvSurge], [InvAvailability], [InvRecreate], [InvDeleteEmpty],
-// [InvHistory], [InvDeadline] and [InvConvergence] are checked with
+// [InvHistory], [InvDeadline], [InvConvergence] and, for the restart
+// controller, [InvRestart] are checked with
 // [Options].Check; property tests generate Deployments, strategies and steps
 // with rapid: `go test ./sim -run Property -rapid.checks=10000`.
 package sim

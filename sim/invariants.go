@@ -2,12 +2,15 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/deploymath/deploymath/fencepost"
+	"github.com/deploymath/deploymath/restart"
 	"github.com/deploymath/deploymath/rollout"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // The invariants checked by [Options].Check, by name. Each is a law over
@@ -37,6 +40,11 @@ const (
 	// InvConvergence: without injected faults or failure rules, every
 	// Deployment is complete at the end of the run.
 	InvConvergence = "convergence"
+	// InvRestart: the restart controller restarts a workload only for
+	// configs the workload tracks (its template references them and it opts
+	// in), whose checksum is the stored config's and differs from the one
+	// recorded; a decision without a restart leaves the pod template alone.
+	InvRestart = "restart-scope"
 )
 
 // Violation is a broken invariant.
@@ -185,6 +193,70 @@ func progressingOf(conds []appsv1.DeploymentCondition) *appsv1.DeploymentConditi
 		}
 	}
 	return nil
+}
+
+// restartDecision checks a restart decision against the Deployment it
+// patches (before the patch) and the stored configs.
+func (c *checker) restartDecision(d *appsv1.Deployment, dec restart.Decision) {
+	s := c.s
+	name := dec.Key()
+	if !dec.Restart {
+		if dec.Patch.TemplateAnnotations != nil {
+			c.fail(InvRestart, "%s: a decision without a restart changes the pod template", name)
+		}
+		return
+	}
+	w, err := restart.WorkloadOf(d)
+	if err != nil {
+		c.fail(InvRestart, "%s: %v", name, err)
+		return
+	}
+	refs, ok := s.restart.eng.Options().Tracked(w)
+	if !ok {
+		c.fail(InvRestart, "%s: restarted but it does not opt in", name)
+		return
+	}
+	tracked := map[string]bool{}
+	for _, r := range refs {
+		tracked[r.Key()] = true
+	}
+	for _, t := range dec.Triggers {
+		if !tracked[t.Config] {
+			c.fail(InvRestart, "%s: restarted for %s, which it does not reference", name, t.Config)
+			continue
+		}
+		if t.Recorded == t.Current {
+			c.fail(InvRestart, "%s: restarted for %s whose checksum %s did not change", name, t.Config, t.Current)
+		}
+		if cur := s.storedChecksum(t.Config); cur != t.Current {
+			c.fail(InvRestart, "%s: restarted for %s with checksum %s, the stored config has %q", name, t.Config, t.Current, cur)
+		}
+	}
+}
+
+// storedChecksum is the checksum of the stored config with key
+// "kind/namespace/name" by the restart controller's algorithm, "" if none.
+func (s *Sim) storedChecksum(key string) string {
+	kind, rest, _ := strings.Cut(key, "/")
+	var obj runtime.Object
+	switch restart.Kind(kind) {
+	case restart.KindConfigMap:
+		if cm := s.st.configMaps[rest]; cm != nil {
+			obj = cm
+		}
+	case restart.KindSecret:
+		if sec := s.st.secrets[rest]; sec != nil {
+			obj = sec
+		}
+	}
+	if obj == nil {
+		return ""
+	}
+	cfg, err := restart.ConfigOf(obj, s.restart.eng.Options().Checksum)
+	if err != nil {
+		return ""
+	}
+	return cfg.Checksum
 }
 
 // instant checks the state laws at the end of an instant.

@@ -18,6 +18,7 @@ const (
 	evPodCrash                      // crash-looping container restarts
 	evPodGone                       // graceful termination finished
 	evNodeEvict                     // eviction grace period of a failed node over
+	evRestartTick                   // the restart controller's periodic check
 	evUntil                         // end of the run
 )
 

@@ -95,6 +95,8 @@ type Cluster struct {
 	PodQuota int `json:"podQuota,omitempty"`
 	// Failures make pods misbehave, matched by image or labels.
 	Failures []FailureRule `json:"failures,omitempty"`
+	// Restart runs the restart controller (restart on config change).
+	Restart *RestartSpec `json:"restart,omitempty"`
 }
 
 // NodeSpec is a node of the cluster.
@@ -146,8 +148,13 @@ type Step struct {
 	// scenario has one.
 	Deployment string `json:"deployment,omitempty"`
 
-	// Apply creates or replaces an object, like kubectl apply.
+	// Apply creates or replaces an object, like kubectl apply: a
+	// Deployment (labels and spec replaced, annotations merged), a ConfigMap
+	// or a Secret (labels, annotations and data replaced).
 	Apply json.RawMessage `json:"apply,omitempty"`
+	// Annotate is kubectl annotate --overwrite on the Deployment; a null
+	// value removes the annotation (kubectl annotate KEY-).
+	Annotate map[string]*string `json:"annotate,omitempty"`
 	// SetImage is kubectl set image.
 	SetImage *SetImage `json:"setImage,omitempty"`
 	// Scale is kubectl scale --replicas.
@@ -160,6 +167,10 @@ type Step struct {
 	// EditConfigMap and EditSecret replace the data of a ConfigMap/Secret.
 	EditConfigMap *EditConfig `json:"editConfigMap,omitempty"`
 	EditSecret    *EditConfig `json:"editSecret,omitempty"`
+	// DeleteConfigMap and DeleteSecret delete a ConfigMap/Secret by name
+	// (like EditConfigMap, the first of that name in namespace order).
+	DeleteConfigMap string `json:"deleteConfigMap,omitempty"`
+	DeleteSecret    string `json:"deleteSecret,omitempty"`
 	// KillPods deletes pods (kubectl delete pod).
 	KillPods *KillPods `json:"killPods,omitempty"`
 	// FailNode and RecoverNode take a node down and back.
@@ -169,7 +180,7 @@ type Step struct {
 	// after the last step.
 	StopWhenConverged bool `json:"stopWhenConverged,omitempty"`
 
-	apply *appsv1.Deployment
+	apply any // *appsv1.Deployment, *corev1.ConfigMap or *corev1.Secret
 }
 
 // SetImage changes a container's image.
@@ -426,6 +437,11 @@ func (sc *Scenario) validate(src []byte) error {
 			return withLine(src, fmt.Errorf("field %q: must be between 0 and 1", p+".probability"))
 		}
 	}
+	if c.Restart != nil {
+		if _, err := c.Restart.options("cluster.restart"); err != nil {
+			return withLine(src, err)
+		}
+	}
 	sc.deployments, sc.configMaps, sc.secrets = nil, nil, nil
 	for i, raw := range sc.Objects {
 		obj, err := decodeObject(src, raw, fmt.Sprintf("objects[%d]", i))
@@ -451,7 +467,8 @@ func (sc *Scenario) validate(src []byte) error {
 		last = st.At
 		n := 0
 		for _, set := range []bool{len(st.Apply) > 0, st.SetImage != nil, st.Scale != nil, st.Pause, st.Resume, st.Undo != nil,
-			st.EditConfigMap != nil, st.EditSecret != nil, st.KillPods != nil, st.FailNode != "", st.RecoverNode != "", st.StopWhenConverged} {
+			st.EditConfigMap != nil, st.EditSecret != nil, st.KillPods != nil, st.FailNode != "", st.RecoverNode != "", st.StopWhenConverged,
+			len(st.Annotate) > 0, st.DeleteConfigMap != "", st.DeleteSecret != ""} {
 			if set {
 				n++
 			}
@@ -464,11 +481,7 @@ func (sc *Scenario) validate(src []byte) error {
 			if err != nil {
 				return err
 			}
-			d, ok := obj.(*appsv1.Deployment)
-			if !ok {
-				return withLine(src, fmt.Errorf("field %q: only Deployments can be applied", p+".apply.kind"))
-			}
-			st.apply = d
+			st.apply = obj
 		}
 		if st.Scale != nil && *st.Scale < 0 {
 			return withLine(src, fmt.Errorf("field %q: must not be negative", p+".scale"))

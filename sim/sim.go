@@ -87,8 +87,10 @@ type Sim struct {
 	met    metrics
 	stats  Stats
 	checks *checker
-	failed error
-	done   bool
+	// restart is the restart controller, nil unless the scenario enables it
+	restart *restarter
+	failed  error
+	done    bool
 }
 
 // coloKey counts the active pods of one controller on one node (the
@@ -133,6 +135,15 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	}
 	if o.Check {
 		s.checks = newChecker(s)
+	}
+	if r := sc.Cluster.Restart; r != nil && r.Enabled {
+		ro, err := r.options("cluster.restart")
+		if err != nil {
+			return nil, err
+		}
+		if s.restart, err = newRestarter(ro); err != nil {
+			return nil, err
+		}
 	}
 	s.met.init()
 	return s, nil
@@ -218,6 +229,8 @@ func (s *Sim) handle(e event) {
 		case ctrlReplicaSet:
 			s.syncReplicaSet(e.key)
 		}
+	case evRestartTick:
+		s.restartTick(e.at)
 	case evTimer:
 		if at, ok := s.wq.waiting[e.key]; !ok || at != e.at {
 			return // superseded by an earlier timer
@@ -296,8 +309,12 @@ func (s *Sim) endInstant() bool {
 	if s.checks != nil {
 		s.checks.instant()
 	}
+	stop := s.stopWhenConverged && s.stepsLeft == 0 && s.converged()
 	if !s.opts.NoTrace {
 		f := s.frame()
+		if stop {
+			f.Notes = append(f.Notes, "converged: stopping")
+		}
 		s.fillState(f)
 		state := describeState(f)
 		if len(f.Notes) > 0 || len(f.Events) > 0 || state != s.prev {
@@ -306,19 +323,13 @@ func (s *Sim) endInstant() bool {
 		}
 	}
 	s.cur = nil
-	if s.stopWhenConverged && s.stepsLeft == 0 && s.converged() {
-		if !s.opts.NoTrace {
-			s.trace.Frames[len(s.trace.Frames)-1].Notes = append(s.trace.Frames[len(s.trace.Frames)-1].Notes, "converged: stopping")
-		}
-		return true
-	}
-	return false
+	return stop
 }
 
 // converged reports whether every Deployment is complete, no pod is
 // terminating and no controller has work queued.
 func (s *Sim) converged() bool {
-	if len(s.wq.dirty) > 0 {
+	if len(s.wq.dirty) > 0 || s.restartWaiting() {
 		return false
 	}
 	for _, k := range s.st.depKeys {
@@ -652,6 +663,7 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	s.st.deployments[key] = d
 	s.st.depKeys = addKey(s.st.depKeys, key)
 	s.notifyDeployment(key)
+	s.observeRestart(d)
 	if s.checks != nil {
 		s.checks.userChange(key)
 	}
@@ -672,6 +684,7 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	key := objKey(d.Namespace, d.Name)
 	s.st.deployments[key] = d
 	s.notifyDeployment(key)
+	s.observeRestart(d)
 }
 
 func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
@@ -713,6 +726,7 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	d.ResourceVersion = s.st.nextRV()
 	s.st.deployments[key] = d
 	s.notifyDeployment(key)
+	s.observeRestart(d)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/deploymath/deploymath/revision"
@@ -18,11 +19,13 @@ func (s *Sim) load() error {
 		cm = cm.DeepCopy()
 		cm.UID, cm.ResourceVersion, cm.CreationTimestamp = s.st.nextUID(), s.st.nextRV(), s.stamp()
 		s.st.configMaps[objKey(cm.Namespace, cm.Name)] = cm
+		s.observeRestart(cm)
 	}
 	for _, sec := range s.sc.secrets {
-		sec = sec.DeepCopy()
+		sec = storedSecret(sec)
 		sec.UID, sec.ResourceVersion, sec.CreationTimestamp = s.st.nextUID(), s.st.nextRV(), s.stamp()
 		s.st.secrets[objKey(sec.Namespace, sec.Name)] = sec
+		s.observeRestart(sec)
 	}
 	for _, d := range s.sc.deployments {
 		dd := rollout.Default(d)
@@ -131,8 +134,20 @@ func (s *Sim) doStep(st *Step, label string) error {
 		return s.editConfig(label, st.EditConfigMap, false)
 	case st.EditSecret != nil:
 		return s.editConfig(label, st.EditSecret, true)
+	case st.DeleteConfigMap != "":
+		return s.deleteConfig(label, st.DeleteConfigMap, false)
+	case st.DeleteSecret != "":
+		return s.deleteConfig(label, st.DeleteSecret, true)
 	case len(st.Apply) > 0:
-		return s.applyDeployment(label, st.apply)
+		switch o := st.apply.(type) {
+		case *appsv1.Deployment:
+			return s.applyDeployment(label, o)
+		case *corev1.ConfigMap:
+			return s.applyConfigMap(label, o)
+		case *corev1.Secret:
+			return s.applySecret(label, o)
+		}
+		return fmt.Errorf("apply: unsupported object %T", st.apply)
 	}
 	old, err := s.target(st)
 	if err != nil {
@@ -173,6 +188,23 @@ func (s *Sim) doStep(st *Step, label string) error {
 		d = next
 	case st.KillPods != nil:
 		return s.killPods(label, old, st.KillPods)
+	case len(st.Annotate) > 0:
+		keys := sortedKeys(st.Annotate)
+		var parts []string
+		for _, k := range keys {
+			v := st.Annotate[k]
+			if v == nil {
+				delete(d.Annotations, k)
+				parts = append(parts, k+"-")
+				continue
+			}
+			if d.Annotations == nil {
+				d.Annotations = map[string]string{}
+			}
+			d.Annotations[k] = *v
+			parts = append(parts, k+"="+*v)
+		}
+		s.note("%s: annotate deployment %s %s", label, d.Name, strings.Join(parts, " "))
 	}
 	if err := rollout.Validate(d); err != nil {
 		return fmt.Errorf("rejected by validation: %w", err)
@@ -234,6 +266,7 @@ func (s *Sim) editConfig(label string, e *EditConfig, secret bool) error {
 				}
 				sec.ResourceVersion = s.st.nextRV()
 				s.st.secrets[k] = sec
+				s.observeRestart(sec)
 				s.note("%s: edit secret %s (%d keys)", label, e.Name, len(e.Data))
 				return nil
 			}
@@ -246,11 +279,91 @@ func (s *Sim) editConfig(label string, e *EditConfig, secret bool) error {
 			cm.Data = maps.Clone(e.Data)
 			cm.ResourceVersion = s.st.nextRV()
 			s.st.configMaps[k] = cm
+			s.observeRestart(cm)
 			s.note("%s: edit configmap %s (%d keys)", label, e.Name, len(e.Data))
 			return nil
 		}
 	}
 	return fmt.Errorf("configmap %q not found", e.Name)
+}
+
+// applyConfigMap is kubectl apply of a ConfigMap: created, or its labels,
+// annotations and data replaced.
+func (s *Sim) applyConfigMap(label string, manifest *corev1.ConfigMap) error {
+	key := objKey(manifest.Namespace, manifest.Name)
+	cm := manifest.DeepCopy()
+	verb := "creates"
+	if old := s.st.configMaps[key]; old != nil {
+		verb = "updates"
+		cm.UID, cm.CreationTimestamp = old.UID, old.CreationTimestamp
+	} else {
+		cm.UID, cm.CreationTimestamp = s.st.nextUID(), s.stamp()
+	}
+	cm.ResourceVersion = s.st.nextRV()
+	s.st.configMaps[key] = cm
+	s.note("%s: apply %s configmap %s (%d keys)", label, verb, cm.Name, len(cm.Data)+len(cm.BinaryData))
+	s.observeRestart(cm)
+	return nil
+}
+
+// applySecret is kubectl apply of a Secret: created, or its labels,
+// annotations and data replaced (stringData merged into data, as the API
+// server stores it).
+func (s *Sim) applySecret(label string, manifest *corev1.Secret) error {
+	key := objKey(manifest.Namespace, manifest.Name)
+	sec := storedSecret(manifest)
+	verb := "creates"
+	if old := s.st.secrets[key]; old != nil {
+		verb = "updates"
+		sec.UID, sec.CreationTimestamp = old.UID, old.CreationTimestamp
+	} else {
+		sec.UID, sec.CreationTimestamp = s.st.nextUID(), s.stamp()
+	}
+	sec.ResourceVersion = s.st.nextRV()
+	s.st.secrets[key] = sec
+	s.note("%s: apply %s secret %s (%d keys)", label, verb, sec.Name, len(sec.Data))
+	s.observeRestart(sec)
+	return nil
+}
+
+// storedSecret is a copy of a Secret manifest as the API server stores it:
+// stringData merged over data.
+func storedSecret(manifest *corev1.Secret) *corev1.Secret {
+	sec := manifest.DeepCopy()
+	if len(sec.StringData) > 0 {
+		if sec.Data == nil {
+			sec.Data = map[string][]byte{}
+		}
+		for k, v := range sec.StringData {
+			sec.Data[k] = []byte(v)
+		}
+		sec.StringData = nil
+	}
+	return sec
+}
+
+// deleteConfig deletes the first ConfigMap (Secret) named name.
+func (s *Sim) deleteConfig(label, name string, secret bool) error {
+	if secret {
+		for _, k := range sortedKeys(s.st.secrets) {
+			if old := s.st.secrets[k]; old.Name == name {
+				delete(s.st.secrets, k)
+				s.note("%s: delete secret %s", label, name)
+				s.forgetRestart(old)
+				return nil
+			}
+		}
+		return fmt.Errorf("secret %q not found", name)
+	}
+	for _, k := range sortedKeys(s.st.configMaps) {
+		if old := s.st.configMaps[k]; old.Name == name {
+			delete(s.st.configMaps, k)
+			s.note("%s: delete configmap %s", label, name)
+			s.forgetRestart(old)
+			return nil
+		}
+	}
+	return fmt.Errorf("configmap %q not found", name)
 }
 
 // killPods deletes pods of the target Deployment, newest ReplicaSet or old

@@ -145,8 +145,8 @@ func (sc *Scenario) withStrategy(params []SweepParam, vals []intstr.IntOrString)
 	}
 	c.Steps = append([]Step(nil), sc.Steps...)
 	for i := range c.Steps {
-		if c.Steps[i].apply != nil {
-			c.Steps[i].apply = set(c.Steps[i].apply)
+		if d, ok := c.Steps[i].apply.(*appsv1.Deployment); ok {
+			c.Steps[i].apply = set(d)
 		}
 	}
 	return &c
