@@ -164,3 +164,54 @@ func TestSyncConflictRequeues(t *testing.T) {
 		t.Fatalf("ready replicas after the retry: %d, want 3", got)
 	}
 }
+
+// TestAdoptOrphan checks the owner-reference patches end to end: an orphan
+// ReplicaSet that the Deployment selects queues the Deployment (event
+// handler), is adopted with upstream's strategic merge patch (UID
+// precondition included), and released again when its labels stop matching.
+func TestAdoptOrphan(t *testing.T) {
+	h := newHarness(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), podTiming{Startup: time.Second})
+	d := nginxDeployment()
+	orphan := &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "orphan", Labels: map[string]string{"app": "nginx"}},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas: ptrTo[int32](0),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "nginx"}},
+			Template: *d.Spec.Template.DeepCopy(),
+		},
+	}
+	orphan.Spec.Template.Spec.Containers[0].Image = "nginx:1.0"
+	rss := h.cs.AppsV1().ReplicaSets("default")
+	if _, err := rss.Create(h.ctx, orphan, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	created, err := h.cs.AppsV1().Deployments("default").Create(h.ctx, d, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.run(h.clk.Now().Add(30 * time.Second))
+	got, err := rss.Get(h.ctx, "orphan", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref := metav1.GetControllerOf(got); ref == nil || ref.UID != created.UID {
+		t.Fatalf("orphan not adopted: owner references %+v", got.OwnerReferences)
+	}
+
+	// The user relabels it: the next sync (queued by the label change)
+	// releases it.
+	got.Labels = map[string]string{"app": "other"}
+	if _, err := rss.Update(h.ctx, got, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.run(h.clk.Now().Add(30 * time.Second))
+	got, err = rss.Get(h.ctx, "orphan", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref := metav1.GetControllerOf(got); ref != nil {
+		t.Fatalf("relabelled replica set not released: owner references %+v", got.OwnerReferences)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
