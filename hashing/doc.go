@@ -23,8 +23,8 @@
 // that ends in a nil pointer, <shown> for a pointer already seen higher up
 // in the walk. Map keys that spew would sort by their own rendering, and maps
 // behind unexported fields, cannot occur in a PodTemplateSpec; should a
-// future API type bring some, the writer notices and the hash falls back to spew itself, so the result is always
-// upstream's. The tests compare the writer with spew byte for byte on
+// future API type bring some, the writer notices and the hash falls back to
+// spew itself, so the result is always upstream's. The tests compare the writer with spew byte for byte on
 // thousands of generated templates; testdata/hashing/vectors.json holds
 // templates (as JSON) with their hashes for other implementations.
 //
@@ -39,7 +39,13 @@
 //
 // [EqualIgnoreHash] is apimachinery's semantic equality of two templates with
 // the [LabelKey] label ignored on both, without the deep copies upstream
-// makes.
+// makes. The PodTemplateSpec type is compiled once into a flat list of
+// comparison steps over memory (adjacent scalar fields compared as one
+// block, Quantity by Cmp, Time by UTC equality, nil and empty maps and
+// slices equal), which stops at the first difference and allocates nothing:
+// about 50 times faster than Semantic.DeepEqual on equal templates and far
+// more on different ones. Anything the compiler cannot compare exactly falls
+// back to Semantic.DeepEqual; property tests check the two agree.
 //
 // # Labels and selectors
 //
