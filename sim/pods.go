@@ -20,6 +20,7 @@ type Node struct {
 	used     int
 	down     bool
 	gen      uint32
+	slot     int32 // index in the co-location counts: position in Sim.nodes + 1
 }
 
 // failureMode is how the containers of a pod behave.
@@ -37,6 +38,7 @@ type Pod struct {
 	Name      string
 	Namespace string
 	UID       types.UID
+	uidNum    uint64            // the counter UID was made from: UIDs compare like it
 	Labels    map[string]string // shared with the template; never modified
 	rs        *rsState
 	node      *Node
@@ -64,17 +66,26 @@ func (p *Pod) nodeName() string {
 	return p.node.Name
 }
 
+// nodeSlot is the pod's index in the co-location counts: 0 when
+// unassigned.
+func (p *Pod) nodeSlot() int32 {
+	if p.node == nil {
+		return 0
+	}
+	return p.node.slot
+}
+
 // podFlags is the part of a pod's state the ReplicaSet counts depend on.
 type podFlags struct {
 	active, ready, available, terminating bool
-	node                                  string
+	slot                                  int32
 }
 
 func (p *Pod) flags() podFlags {
 	if p.gone {
 		return podFlags{}
 	}
-	return podFlags{active: p.active(), ready: p.active() && p.ready, available: p.active() && p.ready && p.available, terminating: p.Terminating, node: p.nodeName()}
+	return podFlags{active: p.active(), ready: p.active() && p.ready, available: p.active() && p.ready && p.available, terminating: p.Terminating, slot: p.nodeSlot()}
 }
 
 func b2i(b bool) int32 {
@@ -96,10 +107,10 @@ func (s *Sim) account(p *Pod, before podFlags) {
 		st.available += b2i(after.available) - b2i(before.available)
 		st.terminating += b2i(after.terminating) - b2i(before.terminating)
 		if before.active {
-			s.colo[coloKey{st.owner, before.node}]--
+			st.colo[before.slot]--
 		}
 		if after.active {
-			s.colo[coloKey{st.owner, after.node}]++
+			st.colo[after.slot]++
 		}
 		if s.st.rsState[st.key] == st {
 			s.notifyRS(st.key)
@@ -163,8 +174,9 @@ func (s *Sim) createPod(rs *appsv1.ReplicaSet, st *rsState) error {
 	if err := s.quotaError(name); err != nil {
 		return err
 	}
+	uid, uidNum := s.st.nextUIDNum()
 	p := &Pod{
-		Name: name, Namespace: rs.Namespace, UID: s.st.nextUID(), Labels: rs.Spec.Template.Labels,
+		Name: name, Namespace: rs.Namespace, UID: uid, uidNum: uidNum, Labels: rs.Spec.Template.Labels,
 		rs: st, created: s.now, phase: corev1.PodPending, idx: len(st.pods),
 	}
 	p.mode = s.failureModeFor(&rs.Spec.Template)
@@ -378,8 +390,9 @@ func (s *Sim) removePod(p *Pod) {
 }
 
 func (s *Sim) hasPods(d *appsv1.Deployment) bool {
-	for _, st := range s.st.rsState {
-		if st.ownerKey == objKey(d.Namespace, d.Name) && len(st.pods) > 0 {
+	key := objKey(d.Namespace, d.Name)
+	for _, k := range s.st.rsByNS[d.Namespace] {
+		if st := s.st.rsState[k]; st.ownerKey == key && len(st.pods) > 0 {
 			return true
 		}
 	}
@@ -552,45 +565,45 @@ func replicaFailure(conds []appsv1.ReplicaSetCondition) *appsv1.ReplicaSetCondit
 	return nil
 }
 
-// rankKey is what the deletion ranking compares for one pod. Times are
-// offsets truncated to seconds, as the API serializes them.
+// rankKey is what the deletion ranking compares for one pod, precomputed
+// so that a comparison reads integers only. Times are offsets truncated to
+// seconds, as the API serializes them. class packs (assigned, phase, ready):
+// a smaller class is deleted first.
 type rankKey struct {
 	p          *Pod
-	assigned   bool
-	phase      int8
+	uid        uint64 // UIDs are made from a counter: they compare like it
+	class      uint8
 	ready      bool
 	rank       int32
-	readyAt    time.Duration
 	restarts   int32
+	readyAt    time.Duration
 	createdAt  time.Duration
 	readyLog   int64
 	createdLog int64
 }
 
 // podsToDelete picks n active pods of st to delete, by the ReplicaSet
-// controller's ranking (see lessForDeletion).
+// controller's ranking (see lessForDeletion). It makes one pass over the
+// pods to build their keys (co-location ranks are array reads), then
+// selects the first n: n linear passes for n ≤ 8, a sort otherwise.
 func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
-	active := make([]*Pod, 0, st.active)
-	for _, p := range st.pods {
-		if p.active() {
-			active = append(active, p)
+	if n >= int(st.active) {
+		out := make([]*Pod, 0, st.active)
+		for _, p := range st.pods {
+			if p.active() {
+				out = append(out, p)
+			}
 		}
-	}
-	if n >= len(active) {
-		return active
+		return out
 	}
 	now := s.now
-	keys := slices.Grow(s.rankBuf[:0], len(active))[:len(active)]
-	defer func() { s.rankBuf = keys[:0] }()
-	ranks := map[*Node]int32{}
-	for i, p := range active {
-		r, ok := ranks[p.node]
-		if !ok {
-			r = s.colo[coloKey{st.owner, p.nodeName()}]
-			ranks[p.node] = r
+	keys := slices.Grow(s.rankBuf[:0], int(st.active))
+	for _, p := range st.pods {
+		if p.active() {
+			keys = append(keys, rankKeyOf(p, st.colo[p.nodeSlot()], now))
 		}
-		keys[i] = rankKeyOf(p, r, now)
 	}
+	defer func() { s.rankBuf = keys[:0] }()
 	if n <= 8 {
 		// partial selection: n passes of a linear minimum
 		out := make([]*Pod, 0, n)
@@ -626,15 +639,17 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 }
 
 func rankKeyOf(p *Pod, rank int32, now time.Duration) rankKey {
-	k := rankKey{p: p, assigned: p.node != nil, ready: p.ready, restarts: p.restarts, rank: rank}
+	k := rankKey{p: p, uid: p.uidNum, ready: p.ready, restarts: p.restarts, rank: rank}
+	var phase uint8
 	switch {
 	case p.phase == corev1.PodPending:
-		k.phase = 0
+		phase = 0
 	case p.node != nil && p.node.down:
-		k.phase = 1 // the node controller marks pods of an unreachable node Unknown
+		phase = 1 // the node controller marks pods of an unreachable node Unknown
 	default:
-		k.phase = 2
+		phase = 2
 	}
+	k.class = rankClass(p.node != nil, phase, p.ready)
 	k.createdAt = p.created.Truncate(time.Second)
 	k.createdLog = logRank(now - k.createdAt)
 	if p.ready {
@@ -642,6 +657,20 @@ func rankKeyOf(p *Pod, rank int32, now time.Duration) rankKey {
 		k.readyLog = logRank(now - k.readyAt)
 	}
 	return k
+}
+
+// rankClass packs the first three criteria of the ranking: unassigned
+// before assigned, then phase (Pending 0, Unknown 1, Running 2), then not
+// ready before ready.
+func rankClass(assigned bool, phase uint8, ready bool) uint8 {
+	c := phase << 1
+	if assigned {
+		c |= 8
+	}
+	if ready {
+		c |= 1
+	}
+	return c
 }
 
 // logRank is ⌊log2(d)⌋ for a positive d, -1 otherwise: upstream's
@@ -665,14 +694,8 @@ func logRank(d time.Duration) int64 {
 // restarts first; newer first (log2 buckets, then UID). The final UID and
 // name comparisons make the order total.
 func lessForDeletion(a, b *rankKey) bool {
-	if a.assigned != b.assigned {
-		return !a.assigned
-	}
-	if a.phase != b.phase {
-		return a.phase < b.phase
-	}
-	if a.ready != b.ready {
-		return !a.ready
+	if a.class != b.class {
+		return a.class < b.class
 	}
 	if a.rank != b.rank {
 		return a.rank > b.rank
@@ -681,7 +704,7 @@ func lessForDeletion(a, b *rankKey) bool {
 		if d := a.readyLog - b.readyLog; d != 0 {
 			return d < 0
 		}
-		return a.p.UID < b.p.UID
+		return a.uid < b.uid
 	}
 	if a.restarts != b.restarts {
 		return a.restarts > b.restarts
@@ -690,12 +713,11 @@ func lessForDeletion(a, b *rankKey) bool {
 		if d := a.createdLog - b.createdLog; d != 0 {
 			return d < 0
 		}
-		return a.p.UID < b.p.UID
+		return a.uid < b.uid
 	}
-	if a.p.UID != b.p.UID {
-		return a.p.UID < b.p.UID
+	if a.uid != b.uid {
+		return a.uid < b.uid
 	}
 	return a.p.Name < b.p.Name
 }
 
-func typesUID(s string) types.UID { return types.UID(s) }

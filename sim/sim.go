@@ -73,7 +73,7 @@ type Sim struct {
 	next  int // round-robin cursor of the scheduler
 	// unscheduled pods waiting for capacity, in creation order
 	unscheduled []*Pod
-	colo        map[coloKey]int32
+	colo        map[string][]int32 // by owner: active pods per node slot (co-location rank)
 	rankBuf     []rankKey
 
 	stopWhenConverged bool
@@ -91,13 +91,6 @@ type Sim struct {
 	restart *restarter
 	failed  error
 	done    bool
-}
-
-// coloKey counts the active pods of one controller on one node (the
-// ReplicaSet controller's co-location rank).
-type coloKey struct {
-	owner string
-	node  string
 }
 
 // New prepares a run of sc. The scenario is not modified.
@@ -124,14 +117,14 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 		until:            until,
 		wq:               newWorkQueue(),
 		st:               newStore(),
-		colo:             map[coloKey]int32{},
+		colo:             map[string][]int32{},
 		syncsThisInstant: map[queueKey]int{},
 	}
-	for _, n := range sc.Cluster.Nodes {
-		s.nodes = append(s.nodes, &Node{Name: n.Name, Capacity: n.Capacity})
+	for i, n := range sc.Cluster.Nodes {
+		s.nodes = append(s.nodes, &Node{Name: n.Name, Capacity: n.Capacity, slot: int32(i + 1)})
 	}
 	if len(s.nodes) == 0 {
-		s.nodes = append(s.nodes, &Node{Name: "node-1", Capacity: 1 << 30})
+		s.nodes = append(s.nodes, &Node{Name: "node-1", Capacity: 1 << 30, slot: 1})
 	}
 	if o.Check {
 		s.checks = newChecker(s)
@@ -514,7 +507,7 @@ func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 	rs.CreationTimestamp = s.stamp()
 	rs.Status = appsv1.ReplicaSetStatus{}
 	s.st.replicaSets[key] = rs
-	s.st.rsKeys = addKey(s.st.rsKeys, key)
+	s.st.indexRS(rs.Namespace, key)
 	st := &rsState{key: key, uid: rs.UID}
 	s.st.rsState[key] = st
 	s.syncRSState(st, rs)
@@ -573,7 +566,7 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 		return conflictError("replicasets.apps", name)
 	}
 	delete(s.st.replicaSets, key)
-	s.st.rsKeys = removeKey(s.st.rsKeys, key)
+	s.st.unindexRS(namespace, key)
 	st := s.st.rsState[key]
 	delete(s.st.rsState, key)
 	for _, p := range slices_clone(st.pods) {
@@ -629,14 +622,21 @@ func (s *Sim) syncRSState(st *rsState, rs *appsv1.ReplicaSet) {
 			ownerKey = objKey(rs.Namespace, ref.Name)
 		}
 	}
-	if owner != st.owner {
+	if owner != st.owner || st.colo == nil {
+		next := s.colo[owner]
+		if next == nil {
+			next = make([]int32, len(s.nodes)+1)
+			s.colo[owner] = next
+		}
 		for _, p := range st.pods {
 			if p.active() {
-				s.colo[coloKey{st.owner, p.nodeName()}]--
-				s.colo[coloKey{owner, p.nodeName()}]++
+				if st.colo != nil {
+					st.colo[p.nodeSlot()]--
+				}
+				next[p.nodeSlot()]++
 			}
 		}
-		st.owner = owner
+		st.owner, st.colo = owner, next
 	}
 	st.ownerKey = ownerKey
 	minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second

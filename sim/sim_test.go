@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 func TestEventQueueOrder(t *testing.T) {
@@ -100,12 +102,19 @@ var errTest = &apiError{"Forbidden", "quota"}
 
 func TestLessForDeletion(t *testing.T) {
 	now := time.Hour
-	mk := func(uid string, f func(k *rankKey)) *rankKey {
-		k := &rankKey{p: &Pod{Name: uid, UID: typesUID(uid)}, assigned: true, phase: 2, ready: true,
-			readyAt: now - 10*time.Minute, createdAt: now - 20*time.Minute}
+	type pod struct {
+		unassigned, notReady bool
+		phase                uint8
+		rank, restarts       int32
+		readyAt, createdAt   time.Duration
+	}
+	mk := func(uid uint64, f func(p *pod)) *rankKey {
+		p := &pod{phase: 2, readyAt: now - 10*time.Minute, createdAt: now - 20*time.Minute}
 		if f != nil {
-			f(k)
+			f(p)
 		}
+		k := &rankKey{p: &Pod{Name: fmt.Sprint(uid)}, uid: uid, class: rankClass(!p.unassigned, p.phase, !p.notReady),
+			ready: !p.notReady, rank: p.rank, restarts: p.restarts, readyAt: p.readyAt, createdAt: p.createdAt}
 		k.readyLog = logRank(now - k.readyAt)
 		k.createdLog = logRank(now - k.createdAt)
 		return k
@@ -114,21 +123,38 @@ func TestLessForDeletion(t *testing.T) {
 		name        string
 		first, last *rankKey
 	}{
-		{"unassigned first", mk("b", func(k *rankKey) { k.assigned = false }), mk("a", nil)},
-		{"pending before running", mk("b", func(k *rankKey) { k.phase = 0 }), mk("a", nil)},
-		{"unknown before running", mk("b", func(k *rankKey) { k.phase = 1 }), mk("a", nil)},
-		{"not ready first", mk("b", func(k *rankKey) { k.ready = false }), mk("a", nil)},
-		{"doubled up first", mk("b", func(k *rankKey) { k.rank = 3 }), mk("a", func(k *rankKey) { k.rank = 1 })},
-		{"recently ready first", mk("b", func(k *rankKey) { k.readyAt = now - time.Second }), mk("a", nil)},
-		{"same log bucket: by UID", mk("a", func(k *rankKey) { k.readyAt = now - 9*time.Minute }), mk("b", nil)},
-		{"more restarts first", mk("b", func(k *rankKey) { k.restarts = 2 }), mk("a", nil)},
-		{"newer first", mk("b", func(k *rankKey) { k.ready = false; k.createdAt = now - time.Second }), mk("a", func(k *rankKey) { k.ready = false })},
-		{"total order by UID", mk("a", nil), mk("b", nil)},
+		{"unassigned first", mk(2, func(p *pod) { p.unassigned = true; p.phase = 0; p.notReady = true }), mk(1, func(p *pod) { p.phase = 0; p.notReady = true })},
+		{"pending before running", mk(2, func(p *pod) { p.phase = 0 }), mk(1, nil)},
+		{"unknown before running", mk(2, func(p *pod) { p.phase = 1 }), mk(1, nil)},
+		{"not ready first", mk(2, func(p *pod) { p.notReady = true }), mk(1, nil)},
+		{"doubled up first", mk(2, func(p *pod) { p.rank = 3 }), mk(1, func(p *pod) { p.rank = 1 })},
+		{"recently ready first", mk(2, func(p *pod) { p.readyAt = now - time.Second }), mk(1, nil)},
+		{"same log bucket: by UID", mk(1, func(p *pod) { p.readyAt = now - 9*time.Minute }), mk(2, nil)},
+		{"more restarts first", mk(2, func(p *pod) { p.restarts = 2 }), mk(1, nil)},
+		{"newer first", mk(2, func(p *pod) { p.notReady = true; p.createdAt = now - time.Second }), mk(1, func(p *pod) { p.notReady = true })},
+		{"total order by UID", mk(1, nil), mk(2, nil)},
 	}
 	for _, c := range cases {
 		if !lessForDeletion(c.first, c.last) || lessForDeletion(c.last, c.first) {
 			t.Errorf("%s: want %s deleted before %s", c.name, c.first.p.Name, c.last.p.Name)
 		}
+	}
+}
+
+// TestUIDOrder: pod UIDs compare as strings like the counters they are
+// made from, which the ranking relies on.
+func TestUIDOrder(t *testing.T) {
+	st := newStore()
+	var prev types.UID
+	for i := 0; i < 5000; i++ {
+		uid, n := st.nextUIDNum()
+		if n != uint64(i+1) || (i > 0 && uid <= prev) || len(uid) != 36 {
+			t.Fatalf("uid %d: %q after %q", n, uid, prev)
+		}
+		prev = uid
+	}
+	if prev != "00000000-0000-4000-8000-000000001388" {
+		t.Fatalf("uid 5000 = %q", prev)
 	}
 }
 

@@ -44,6 +44,7 @@ type rsState struct {
 	owner    string // controller owner UID, or "rs:"+uid for an orphan
 	ownerKey string // namespace/name of the controlling Deployment, "" if none
 	pods     []*Pod
+	colo     []int32 // active pods of the owner per node slot, shared by its ReplicaSets
 	minReady time.Duration
 
 	active, ready, available, terminating int32
@@ -63,7 +64,8 @@ type store struct {
 	configMaps  map[string]*corev1.ConfigMap
 	secrets     map[string]*corev1.Secret
 	pods        map[string]*Pod
-	rsKeys      []string // sorted keys of replicaSets
+	rsKeys      []string            // sorted keys of replicaSets
+	rsByNS      map[string][]string // sorted keys of replicaSets by namespace
 	depKeys     []string // sorted keys of deployments
 }
 
@@ -91,7 +93,19 @@ func newStore() *store {
 		configMaps:  map[string]*corev1.ConfigMap{},
 		secrets:     map[string]*corev1.Secret{},
 		pods:        map[string]*Pod{},
+		rsByNS:      map[string][]string{},
 	}
+}
+
+// indexRS and unindexRS maintain the ReplicaSet key indexes.
+func (s *store) indexRS(namespace, key string) {
+	s.rsKeys = addKey(s.rsKeys, key)
+	s.rsByNS[namespace] = addKey(s.rsByNS[namespace], key)
+}
+
+func (s *store) unindexRS(namespace, key string) {
+	s.rsKeys = removeKey(s.rsKeys, key)
+	s.rsByNS[namespace] = removeKey(s.rsByNS[namespace], key)
 }
 
 func (s *store) nextRV() string {
@@ -100,8 +114,22 @@ func (s *store) nextRV() string {
 }
 
 func (s *store) nextUID() types.UID {
+	uid, _ := s.nextUIDNum()
+	return uid
+}
+
+// nextUIDNum returns the next UID and the counter it is made from; UIDs
+// compare as strings like their counters (fixed-width hex).
+func (s *store) nextUIDNum() (types.UID, uint64) {
 	s.uid++
-	return types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012x", s.uid))
+	var b [36]byte
+	copy(b[:], "00000000-0000-4000-8000-")
+	v := uint64(s.uid)
+	for i := 35; i >= 24; i-- {
+		b[i] = "0123456789abcdef"[v&15]
+		v >>= 4
+	}
+	return types.UID(b[:]), uint64(s.uid)
 }
 
 func objKey(namespace, name string) string { return namespace + "/" + name }
@@ -119,12 +147,13 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // replicaSetsIn returns the ReplicaSets of a namespace sorted by name.
 func (s *store) replicaSetsIn(namespace string) []*appsv1.ReplicaSet {
-	var out []*appsv1.ReplicaSet
-	for _, k := range s.rsKeys {
-		rs := s.replicaSets[k]
-		if rs.Namespace == namespace {
-			out = append(out, rs)
-		}
+	keys := s.rsByNS[namespace]
+	if len(keys) == 0 {
+		return nil
+	}
+	out := make([]*appsv1.ReplicaSet, len(keys))
+	for i, k := range keys {
+		out[i] = s.replicaSets[k]
 	}
 	return out
 }
@@ -133,7 +162,7 @@ func (s *store) replicaSetsIn(namespace string) []*appsv1.ReplicaSet {
 // first (creation time, then name).
 func (s *store) ownedReplicaSets(d *appsv1.Deployment) []*appsv1.ReplicaSet {
 	var out []*appsv1.ReplicaSet
-	for _, k := range s.rsKeys {
+	for _, k := range s.rsByNS[d.Namespace] {
 		if s.rsState[k].owner == string(d.UID) {
 			out = append(out, s.replicaSets[k])
 		}
