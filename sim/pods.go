@@ -720,4 +720,3 @@ func lessForDeletion(a, b *rankKey) bool {
 	}
 	return a.p.Name < b.p.Name
 }
-

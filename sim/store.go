@@ -66,7 +66,7 @@ type store struct {
 	pods        map[string]*Pod
 	rsKeys      []string            // sorted keys of replicaSets
 	rsByNS      map[string][]string // sorted keys of replicaSets by namespace
-	depKeys     []string // sorted keys of deployments
+	depKeys     []string            // sorted keys of deployments
 }
 
 // addKey and removeKey keep a sorted key index.
