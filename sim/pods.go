@@ -112,6 +112,9 @@ func (s *Sim) account(p *Pod, before podFlags) {
 		if after.active {
 			st.colo[after.slot]++
 		}
+		if !p.gone {
+			st.meta[p.idx] = p.rankMeta()
+		}
 		if s.st.rsState[st.key] == st {
 			s.notifyRS(st.key)
 		}
@@ -182,6 +185,7 @@ func (s *Sim) createPod(rs *appsv1.ReplicaSet, st *rsState) error {
 	p.mode = s.failureModeFor(&rs.Spec.Template)
 	s.st.pods[name] = p
 	st.pods = append(st.pods, p)
+	st.meta = append(st.meta, podMeta{})
 	s.stats.PodsCreated++
 	s.account(p, podFlags{})
 	s.schedule(p)
@@ -374,6 +378,8 @@ func (s *Sim) removePod(p *Pod) {
 		moved.idx = p.idx
 		st.pods[last] = nil
 		st.pods = st.pods[:last]
+		st.meta[p.idx] = st.meta[last]
+		st.meta = st.meta[:last]
 	}
 	if p.node != nil {
 		p.node.used--
@@ -546,7 +552,7 @@ func (s *Sim) writeRSStatus(rs *appsv1.ReplicaSet, st *rsState, createErr error)
 			want.Conditions = nil
 		}
 	}
-	if !specChanged(rs.Status, want) {
+	if rsStatusEqual(&rs.Status, &want) {
 		return
 	}
 	c := *rs
@@ -554,6 +560,29 @@ func (s *Sim) writeRSStatus(rs *appsv1.ReplicaSet, st *rsState, createErr error)
 	c.ResourceVersion = s.st.nextRV()
 	s.st.replicaSets[st.key] = &c
 	s.rsChanged(rs, &c)
+}
+
+// rsStatusEqual compares two ReplicaSet statuses field by field
+// (Semantic.DeepEqual without reflection).
+func rsStatusEqual(a, b *appsv1.ReplicaSetStatus) bool {
+	if a.Replicas != b.Replicas || a.FullyLabeledReplicas != b.FullyLabeledReplicas || a.ReadyReplicas != b.ReadyReplicas ||
+		a.AvailableReplicas != b.AvailableReplicas || a.ObservedGeneration != b.ObservedGeneration {
+		return false
+	}
+	if (a.TerminatingReplicas == nil) != (b.TerminatingReplicas == nil) ||
+		(a.TerminatingReplicas != nil && *a.TerminatingReplicas != *b.TerminatingReplicas) {
+		return false
+	}
+	if len(a.Conditions) != len(b.Conditions) {
+		return false
+	}
+	for i := range a.Conditions {
+		x, y := &a.Conditions[i], &b.Conditions[i]
+		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message || !x.LastTransitionTime.Equal(&y.LastTransitionTime) {
+			return false
+		}
+	}
+	return true
 }
 
 func replicaFailure(conds []appsv1.ReplicaSetCondition) *appsv1.ReplicaSetCondition {
@@ -598,9 +627,9 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 	}
 	now := s.now
 	keys := slices.Grow(s.rankBuf[:0], int(st.active))
-	for _, p := range st.pods {
-		if p.active() {
-			keys = append(keys, rankKeyOf(p, st.colo[p.nodeSlot()], now))
+	for i := range st.meta {
+		if m := &st.meta[i]; m.active {
+			keys = append(keys, m.key(st.pods[i], st.colo[m.slot], now))
 		}
 	}
 	defer func() { s.rankBuf = keys[:0] }()
@@ -638,8 +667,20 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 	return out
 }
 
-func rankKeyOf(p *Pod, rank int32, now time.Duration) rankKey {
-	k := rankKey{p: p, uid: p.uidNum, ready: p.ready, restarts: p.restarts, rank: rank}
+// podMeta is the part of a pod the deletion ranking reads, kept by its
+// ReplicaSet in an array parallel to its pods (refreshed on every change of
+// the pod), so that ranking scans contiguous memory. Times are offsets
+// truncated to seconds, as the API serializes them.
+type podMeta struct {
+	uid              uint64
+	created, readyAt time.Duration
+	restarts         int32
+	slot             int32
+	class            uint8
+	active, ready    bool
+}
+
+func (p *Pod) rankMeta() podMeta {
 	var phase uint8
 	switch {
 	case p.phase == corev1.PodPending:
@@ -649,12 +690,22 @@ func rankKeyOf(p *Pod, rank int32, now time.Duration) rankKey {
 	default:
 		phase = 2
 	}
-	k.class = rankClass(p.node != nil, phase, p.ready)
-	k.createdAt = p.created.Truncate(time.Second)
-	k.createdLog = logRank(now - k.createdAt)
+	m := podMeta{uid: p.uidNum, created: p.created.Truncate(time.Second), restarts: p.restarts, slot: p.nodeSlot(),
+		class: rankClass(p.node != nil, phase, p.ready), active: p.active(), ready: p.ready}
 	if p.ready {
-		k.readyAt = p.readyAt.Truncate(time.Second)
-		k.readyLog = logRank(now - k.readyAt)
+		m.readyAt = p.readyAt.Truncate(time.Second)
+	}
+	return m
+}
+
+// key is the ranking key of the pod p described by m, with its
+// co-location rank, at now.
+func (m *podMeta) key(p *Pod, rank int32, now time.Duration) rankKey {
+	k := rankKey{p: p, uid: m.uid, class: m.class, ready: m.ready, rank: rank, restarts: m.restarts,
+		createdAt: m.created, createdLog: logRank(now - m.created)}
+	if m.ready {
+		k.readyAt = m.readyAt
+		k.readyLog = logRank(now - m.readyAt)
 	}
 	return k
 }

@@ -592,6 +592,7 @@ func (s *Sim) rsChanged(old, cur *appsv1.ReplicaSet) {
 		if ref := metav1.GetControllerOf(rs); ref != nil {
 			if ref.Kind == "Deployment" {
 				key := objKey(rs.Namespace, ref.Name)
+				s.met.touch(key)
 				if d := s.st.deployments[key]; d != nil && d.UID == ref.UID && !seen[key] {
 					seen[key] = true
 					s.notifyDeployment(key)
@@ -663,6 +664,7 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	s.st.deployments[key] = d
 	s.st.depKeys = addKey(s.st.depKeys, key)
 	s.notifyDeployment(key)
+	s.met.touch(key)
 	s.observeRestart(d)
 	if s.checks != nil {
 		s.checks.userChange(key)
@@ -684,6 +686,7 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	key := objKey(d.Namespace, d.Name)
 	s.st.deployments[key] = d
 	s.notifyDeployment(key)
+	s.met.touch(key)
 	s.observeRestart(d)
 }
 
@@ -720,12 +723,15 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	}
 	c := *old
 	d := &c
-	d.Status = *obj.Status.DeepCopy()
-	truncStatusTimes(&d.Status)
+	// the plan's object is read-only: share its status, copying only the
+	// conditions whose times the API server truncates
+	d.Status = obj.Status
+	d.Status.Conditions = truncConditionTimes(obj.Status.Conditions)
 	d.Annotations = obj.Annotations
 	d.ResourceVersion = s.st.nextRV()
 	s.st.deployments[key] = d
 	s.notifyDeployment(key)
+	s.met.touch(key)
 	s.observeRestart(d)
 	return nil
 }

@@ -44,6 +44,7 @@ type rsState struct {
 	owner    string // controller owner UID, or "rs:"+uid for an orphan
 	ownerKey string // namespace/name of the controlling Deployment, "" if none
 	pods     []*Pod
+	meta     []podMeta // meta[i] is the ranking data of pods[i]
 	colo     []int32 // active pods of the owner per node slot, shared by its ReplicaSets
 	minReady time.Duration
 
@@ -195,11 +196,26 @@ func truncTime(t metav1.Time) metav1.Time {
 	return metav1.NewTime(t.Time.Truncate(time.Second))
 }
 
-func truncStatusTimes(st *appsv1.DeploymentStatus) {
-	for i := range st.Conditions {
-		st.Conditions[i].LastUpdateTime = truncTime(st.Conditions[i].LastUpdateTime)
-		st.Conditions[i].LastTransitionTime = truncTime(st.Conditions[i].LastTransitionTime)
+// truncConditionTimes returns conds with second-precision times: conds
+// itself when they already are, else a copy.
+func truncConditionTimes(conds []appsv1.DeploymentCondition) []appsv1.DeploymentCondition {
+	exact := func(t metav1.Time) bool { return t.Time.Equal(t.Time.Truncate(time.Second)) }
+	same := true
+	for i := range conds {
+		if !exact(conds[i].LastUpdateTime) || !exact(conds[i].LastTransitionTime) {
+			same = false
+			break
+		}
 	}
+	if same {
+		return conds
+	}
+	out := slices.Clone(conds)
+	for i := range out {
+		out[i].LastUpdateTime = truncTime(out[i].LastUpdateTime)
+		out[i].LastTransitionTime = truncTime(out[i].LastTransitionTime)
+	}
+	return out
 }
 
 // deploymentSelects reports whether d's selector selects lbls. Invalid

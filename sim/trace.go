@@ -259,7 +259,14 @@ func DescribeSummary(s *Summary) string {
 }
 
 type metrics struct {
-	byOwner     map[string]int32
+	// per-Deployment figures, refreshed at the end of an instant for the
+	// Deployments whose object or ReplicaSets were written (touched)
+	deps        map[string]*depMetric
+	dirty       []string
+	dirtySet    map[string]bool
+	total       int32 // Σ available over deps
+	nBelow      int   // deps below minAvailable
+	nIncomplete int   // deps not complete
 	started     bool
 	start       time.Duration
 	scaling     int
@@ -272,7 +279,59 @@ type metrics struct {
 	completedAt time.Duration
 }
 
-func (m *metrics) init() { m.minAvail = -1 }
+// depMetric is what the summary needs of one Deployment.
+type depMetric struct {
+	avail             int32
+	below, incomplete bool
+}
+
+func (m *metrics) init() {
+	m.minAvail = -1
+	m.deps = map[string]*depMetric{}
+	m.dirtySet = map[string]bool{}
+}
+
+// touch marks a Deployment (namespace/name) for a refresh: it or one of
+// its ReplicaSets was written.
+func (m *metrics) touch(key string) {
+	if !m.dirtySet[key] {
+		m.dirtySet[key] = true
+		m.dirty = append(m.dirty, key)
+	}
+}
+
+// refresh recomputes the touched Deployments' figures and the totals.
+func (m *metrics) refresh(s *Sim) {
+	for _, k := range m.dirty {
+		cur := m.deps[k]
+		if cur != nil {
+			m.total -= cur.avail
+			m.nBelow -= int(b2i(cur.below))
+			m.nIncomplete -= int(b2i(cur.incomplete))
+		}
+		d := s.st.deployments[k]
+		if d == nil {
+			delete(m.deps, k)
+			continue
+		}
+		if cur == nil {
+			cur = &depMetric{}
+			m.deps[k] = cur
+		}
+		var a int32
+		for _, rk := range s.st.rsByNS[d.Namespace] {
+			if s.st.rsState[rk].owner == string(d.UID) {
+				a += s.st.replicaSets[rk].Status.AvailableReplicas
+			}
+		}
+		*cur = depMetric{avail: a, below: a < minAvailable(d), incomplete: !s.deploymentComplete(d)}
+		m.total += cur.avail
+		m.nBelow += int(b2i(cur.below))
+		m.nIncomplete += int(b2i(cur.incomplete))
+	}
+	m.dirty = m.dirty[:0]
+	clear(m.dirtySet)
+}
 
 // step opens the measurement window at the first step.
 func (m *metrics) step(s *Sim) {
@@ -301,27 +360,8 @@ func (m *metrics) observe(s *Sim) {
 	}
 	m.lastAt = s.now
 	m.peak = max(m.peak, len(s.st.pods))
-	below, complete := false, true
-	var avail int32
-	if m.byOwner == nil {
-		m.byOwner = map[string]int32{}
-	}
-	clear(m.byOwner)
-	for _, k := range s.st.rsKeys {
-		a := s.st.replicaSets[k].Status.AvailableReplicas
-		m.byOwner[s.st.rsState[k].owner] += a
-	}
-	for _, k := range s.st.depKeys {
-		d := s.st.deployments[k]
-		a := m.byOwner[string(d.UID)]
-		avail += a
-		if a < minAvailable(d) {
-			below = true
-		}
-		if !s.deploymentComplete(d) {
-			complete = false
-		}
-	}
+	m.refresh(s)
+	below, complete, avail := m.nBelow > 0, m.nIncomplete == 0, m.total
 	if m.minAvail < 0 || avail < m.minAvail {
 		m.minAvail = avail
 	}
