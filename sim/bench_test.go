@@ -44,7 +44,7 @@ func benchScenario(b *testing.B, n, r, nodes int) *Scenario {
 
 func benchRun(b *testing.B, sc *Scenario) {
 	b.ReportAllocs()
-	var events, pods int
+	var events, pods, syncs int
 	for b.Loop() {
 		res, err := Run(sc, Options{NoTrace: true})
 		if err != nil {
@@ -55,10 +55,12 @@ func benchRun(b *testing.B, sc *Scenario) {
 		}
 		events += res.Stats.Events
 		pods += res.Stats.PodsCreated
+		syncs += res.Stats.DeploymentSyncs
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 	b.ReportMetric(float64(pods)/float64(b.N), "pods/op")
+	b.ReportMetric(float64(syncs)/float64(b.N), "depsyncs/op")
 }
 
 // BenchmarkRolling10k: one Deployment of 10,000 replicas rolled to a new image.
