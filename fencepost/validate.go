@@ -40,6 +40,15 @@ func Validate(d *appsv1.Deployment) error {
 	if d == nil {
 		return errors.New("deployment: must not be nil")
 	}
+	if certainlyValid(d) {
+		// The common case, without building field paths.
+		return nil
+	}
+	return validateFull(d)
+}
+
+// validateFull is Validate without the fast path.
+func validateFull(d *appsv1.Deployment) error {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
 	if d.Spec.Replicas == nil {
@@ -158,4 +167,64 @@ func intOrPercent(v intstr.IntOrString) int {
 		return n
 	}
 	return v.IntValue()
+}
+
+// certainlyValid is a cheap check that accepts only Deployments the full
+// validation accepts (replicas set and non-negative; Recreate without
+// rollingUpdate; or RollingUpdate with non-negative integer or plain "N%"
+// values, not both zero, maxUnavailable at most 100%, and no int32 overflow
+// of replicas + maxSurge). Anything else goes through the full validation,
+// which words the errors.
+func certainlyValid(d *appsv1.Deployment) bool {
+	if d.Spec.Replicas == nil || *d.Spec.Replicas < 0 {
+		return false
+	}
+	s := &d.Spec.Strategy
+	switch s.Type {
+	case appsv1.RecreateDeploymentStrategyType:
+		return s.RollingUpdate == nil
+	case appsv1.RollingUpdateDeploymentStrategyType:
+	default:
+		return false
+	}
+	if s.RollingUpdate == nil {
+		return false
+	}
+	surge, surgePct, ok := simpleIntOrPercent(s.RollingUpdate.MaxSurge)
+	if !ok {
+		return false
+	}
+	unavail, unavailPct, ok := simpleIntOrPercent(s.RollingUpdate.MaxUnavailable)
+	if !ok || surge == 0 && unavail == 0 || unavailPct && unavail > 100 {
+		return false
+	}
+	replicas := int64(*d.Spec.Replicas)
+	maxSurge := surge
+	if surgePct {
+		maxSurge = (surge*replicas + 99) / 100
+	}
+	return replicas+maxSurge <= math.MaxInt32
+}
+
+// simpleIntOrPercent reads a non-negative int, or a percent made of at most
+// nine digits and "%". A nil value is 0, as in the apps/v1 validation.
+func simpleIntOrPercent(v *intstr.IntOrString) (n int64, percent, ok bool) {
+	if v == nil {
+		return 0, false, true
+	}
+	if v.Type == intstr.Int {
+		return int64(v.IntVal), false, v.IntVal >= 0
+	}
+	str := v.StrVal
+	if len(str) < 2 || len(str) > 10 || str[len(str)-1] != '%' {
+		return 0, false, false
+	}
+	for i := 0; i < len(str)-1; i++ {
+		c := str[i]
+		if c < '0' || c > '9' {
+			return 0, false, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true, true
 }

@@ -159,8 +159,10 @@ func copyMap(m map[string]string) map[string]string {
 // NewReplicaSetAnnotations returns the annotations the Deployment d's new
 // ReplicaSet rs must carry, and whether they differ from rs's. It reproduces
 // upstream's SetNewReplicaSetAnnotations(d, rs, newRevision, exists, 2000) on
-// a copy: the result is always a new, non-nil map, and neither d nor rs is
-// modified.
+// a copy: neither d nor rs is modified. The result is a new, non-nil map,
+// except when rs exists and nothing changes (the case of almost every
+// sync): then it is rs's own annotations map, returned without copying, and
+// must not be modified.
 //
 // In order:
 //   - every annotation of d except [SkipCopy] keys is copied (an annotation
@@ -196,6 +198,10 @@ func newReplicaSetAnnotations(d *appsv1.Deployment, rs *appsv1.ReplicaSet, newRe
 	var rsAnnotations map[string]string
 	if rs != nil {
 		rsAnnotations = rs.Annotations
+	}
+	if exists && rsAnnotations != nil && !annotationsWouldChange(d, rsAnnotations, newRevision) {
+		// The common case of every sync: nothing to do, nothing to copy.
+		return rsAnnotations, false
 	}
 	out := copyMap(rsAnnotations)
 	changed := false
@@ -437,4 +443,30 @@ func byCreation(a, b *appsv1.ReplicaSet) int {
 		return c
 	}
 	return cmp.Compare(a.UID, b.UID)
+}
+
+// annotationsWouldChange reports, without copying, whether
+// newReplicaSetAnnotations may change an existing ReplicaSet's annotations
+// (or must take its slow path to reproduce upstream's garbage handling).
+func annotationsWouldChange(d *appsv1.Deployment, rsAnnotations map[string]string, newRevision string) bool {
+	if d != nil {
+		for k, v := range d.Annotations {
+			if SkipCopy(k) {
+				continue
+			}
+			if old, ok := rsAnnotations[k]; !ok || old != v {
+				return true
+			}
+		}
+	}
+	oldRevision := rsAnnotations[RevisionAnnotation]
+	oldInt, err := strconv.ParseInt(oldRevision, 10, 64)
+	if err != nil {
+		if oldRevision != "" {
+			return true
+		}
+		oldInt = 0
+	}
+	newInt, err := strconv.ParseInt(newRevision, 10, 64)
+	return err != nil || oldInt < newInt
 }

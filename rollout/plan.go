@@ -84,6 +84,8 @@ type planner struct {
 	// existing is the new ReplicaSet found in rsList, once looked is set.
 	existing *appsv1.ReplicaSet
 	looked   bool
+	// existingInSync records that existing needs no revision sync.
+	existingInSync bool
 }
 
 // mut returns the Deployment for changing, copying it first if it is still
@@ -207,7 +209,7 @@ func (p *planner) isScalingEvent() (bool, error) {
 // syncDeploymentStatus writes the calculated status if it changed.
 func (p *planner) syncDeploymentStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) error {
 	newStatus := p.calculateStatus(allRSs, newRS)
-	if reflect.DeepEqual(p.d.Status, newStatus) {
+	if statusEqual(&p.d.Status, &newStatus) {
 		return nil
 	}
 	why := describeStatusChange(p.d.Status, newStatus)

@@ -133,6 +133,11 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 	newRevision := strconv.FormatInt(maxOldRevision+1, 10)
 	maxSurge := fencepost.MaxSurge(d)
 
+	if existing != nil && p.existingInSync {
+		// An earlier look-up in this sync found nothing to write for it, and
+		// nothing it depends on has changed since.
+		return existing, nil
+	}
 	if existing != nil {
 		annotations, changed := revision.NewReplicaSetAnnotations(d, existing, newRevision, true, maxSurge)
 		minReadyChanged := existing.Spec.MinReadySeconds != d.Spec.MinReadySeconds
@@ -156,6 +161,7 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 				return nil, err
 			}
 		}
+		p.existingInSync = true
 		return existing, nil
 	}
 	if !create {

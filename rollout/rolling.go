@@ -2,11 +2,14 @@ package rollout
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/deploymath/deploymath/fencepost"
 	"github.com/deploymath/deploymath/revision"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // scaleReplicaSet sets rs to size newScale and refreshes its
@@ -241,23 +244,27 @@ func (p *planner) oldPodsRunning(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.Repl
 	if n := sumStatus(oldRSs, statusReplicas); n > 0 {
 		return true, fmt.Sprintf("old replica sets report %d replicas", n)
 	}
-	owners := map[string]bool{}
+	// The old ReplicaSets' UIDs. There are few, so a slice beats a map.
+	var owners []types.UID
 	for _, rs := range p.rsList {
 		if newRS == nil || rs.UID != newRS.UID {
-			owners[string(rs.UID)] = true
+			owners = append(owners, rs.UID)
 		}
 	}
-	// Upstream lists the pods with the Deployment's selector.
 	for _, pod := range p.w.snap.Pods {
-		if pod == nil || pod.Namespace != p.d.Namespace || !selectorMatches(p.d.Spec.Selector, pod.Labels) {
+		if pod == nil || pod.Namespace != p.d.Namespace {
 			continue
 		}
 		ref := metav1.GetControllerOfNoCopy(pod)
-		if ref == nil || !owners[string(ref.UID)] {
+		if ref == nil || !slices.Contains(owners, ref.UID) {
 			continue
 		}
 		switch pod.Status.Phase {
-		case "Succeeded", "Failed":
+		case corev1.PodSucceeded, corev1.PodFailed:
+			continue
+		}
+		// Upstream lists the pods with the Deployment's selector.
+		if !selectorMatches(p.d.Spec.Selector, pod.Labels) {
 			continue
 		}
 		return true, fmt.Sprintf("pod %s is %s", pod.Name, phaseOrPending(string(pod.Status.Phase)))

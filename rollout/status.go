@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/deploymath/deploymath/fencepost"
@@ -56,12 +56,12 @@ func newCondition(t appsv1.DeploymentConditionType, status corev1.ConditionStatu
 	return appsv1.DeploymentCondition{Type: t, Status: status, LastUpdateTime: ts, LastTransitionTime: ts, Reason: reason, Message: message}
 }
 
-// getCondition returns a copy of the condition of type t, or nil.
+// getCondition returns the condition of type t, or nil. The result points
+// into s's conditions: read it, never write through it.
 func getCondition(s appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
 	for i := range s.Conditions {
 		if s.Conditions[i].Type == t {
-			c := s.Conditions[i]
-			return &c
+			return &s.Conditions[i]
 		}
 	}
 	return nil
@@ -72,11 +72,10 @@ func getCondition(s appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *
 // lastTransitionTime when only the reason changes. The slice is rebuilt, so
 // a status copied from the input is never modified in place.
 func setCondition(s *appsv1.DeploymentStatus, c appsv1.DeploymentCondition) {
-	cur := getCondition(*s, c.Type)
-	if cur != nil && cur.Status == c.Status && cur.Reason == c.Reason {
-		return
-	}
-	if cur != nil && cur.Status == c.Status {
+	if cur := getCondition(*s, c.Type); cur != nil && cur.Status == c.Status {
+		if cur.Reason == c.Reason {
+			return
+		}
 		c.LastTransitionTime = cur.LastTransitionTime
 	}
 	s.Conditions = append(withoutCondition(s.Conditions, c.Type), c)
@@ -222,7 +221,7 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 		removeCondition(&s, appsv1.DeploymentReplicaFailure)
 	}
 
-	if reflect.DeepEqual(d.Status, s) {
+	if statusEqual(&d.Status, &s) {
 		p.w.res.Requeue = p.requeueStuck(s)
 		return nil
 	}
@@ -278,43 +277,83 @@ func (p *planner) requeueStuck(s appsv1.DeploymentStatus) Requeue {
 
 // describeStatusChange lists what differs between two statuses, for Explain.
 func describeStatusChange(old, s appsv1.DeploymentStatus) string {
-	var parts []string
-	num := func(name string, a, b int32) {
-		if a != b {
-			parts = append(parts, fmt.Sprintf("%s %d->%d", name, a, b))
+	var b []byte
+	sep := func() {
+		if len(b) > 0 {
+			b = append(b, ", "...)
 		}
 	}
-	num("replicas", old.Replicas, s.Replicas)
-	num("updated", old.UpdatedReplicas, s.UpdatedReplicas)
-	num("ready", old.ReadyReplicas, s.ReadyReplicas)
-	num("available", old.AvailableReplicas, s.AvailableReplicas)
-	num("unavailable", old.UnavailableReplicas, s.UnavailableReplicas)
-	if old.ObservedGeneration != s.ObservedGeneration {
-		parts = append(parts, fmt.Sprintf("observedGeneration %d->%d", old.ObservedGeneration, s.ObservedGeneration))
+	num := func(name string, x, y int64) {
+		if x != y {
+			sep()
+			b = append(b, name...)
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, x, 10)
+			b = append(b, "->"...)
+			b = strconv.AppendInt(b, y, 10)
+		}
 	}
-	if !reflect.DeepEqual(old.TerminatingReplicas, s.TerminatingReplicas) {
-		parts = append(parts, fmt.Sprintf("terminating %s->%s", ptrString(old.TerminatingReplicas), ptrString(s.TerminatingReplicas)))
+	num("replicas", int64(old.Replicas), int64(s.Replicas))
+	num("updated", int64(old.UpdatedReplicas), int64(s.UpdatedReplicas))
+	num("ready", int64(old.ReadyReplicas), int64(s.ReadyReplicas))
+	num("available", int64(old.AvailableReplicas), int64(s.AvailableReplicas))
+	num("unavailable", int64(old.UnavailableReplicas), int64(s.UnavailableReplicas))
+	num("observedGeneration", old.ObservedGeneration, s.ObservedGeneration)
+	if !int32PtrEqual(old.TerminatingReplicas, s.TerminatingReplicas) {
+		sep()
+		b = append(b, "terminating "+ptrString(old.TerminatingReplicas)+"->"+ptrString(s.TerminatingReplicas)...)
 	}
 	for _, c := range s.Conditions {
 		o := getCondition(old, c.Type)
 		if o == nil || o.Status != c.Status || o.Reason != c.Reason || !o.LastUpdateTime.Equal(&c.LastUpdateTime) {
-			parts = append(parts, fmt.Sprintf("%s=%s %s", c.Type, c.Status, c.Reason))
+			sep()
+			b = append(b, string(c.Type)+"="+string(c.Status)+" "+c.Reason...)
 		}
 	}
 	for _, o := range old.Conditions {
 		if getCondition(s, o.Type) == nil {
-			parts = append(parts, fmt.Sprintf("%s removed", o.Type))
+			sep()
+			b = append(b, string(o.Type)+" removed"...)
 		}
 	}
-	if len(parts) == 0 {
+	if len(b) == 0 {
 		return "status fields changed"
 	}
-	return strings.Join(parts, ", ")
+	return string(b)
 }
 
 func ptrString(p *int32) string {
 	if p == nil {
 		return "nil"
 	}
-	return fmt.Sprint(*p)
+	return strconv.Itoa(int(*p))
+}
+
+// statusEqual is reflect.DeepEqual for Deployment statuses (upstream's test
+// for "nothing to write"), without reflection.
+func statusEqual(a, b *appsv1.DeploymentStatus) bool {
+	if a.ObservedGeneration != b.ObservedGeneration || a.Replicas != b.Replicas || a.UpdatedReplicas != b.UpdatedReplicas ||
+		a.ReadyReplicas != b.ReadyReplicas || a.AvailableReplicas != b.AvailableReplicas || a.UnavailableReplicas != b.UnavailableReplicas ||
+		!int32PtrEqual(a.TerminatingReplicas, b.TerminatingReplicas) || !int32PtrEqual(a.CollisionCount, b.CollisionCount) ||
+		(a.Conditions == nil) != (b.Conditions == nil) || len(a.Conditions) != len(b.Conditions) {
+		return false
+	}
+	for i := range a.Conditions {
+		x, y := &a.Conditions[i], &b.Conditions[i]
+		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message ||
+			!timeDeepEqual(x.LastUpdateTime, y.LastUpdateTime) || !timeDeepEqual(x.LastTransitionTime, y.LastTransitionTime) {
+			return false
+		}
+	}
+	return true
+}
+
+func int32PtrEqual(a, b *int32) bool {
+	return a == b || a != nil && b != nil && *a == *b
+}
+
+// timeDeepEqual compares like reflect.DeepEqual: the same instant, wall and
+// monotonic readings and an equal location.
+func timeDeepEqual(a, b metav1.Time) bool {
+	return a == b || reflect.DeepEqual(a, b)
 }

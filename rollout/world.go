@@ -44,10 +44,10 @@ func newWorld(s Snapshot, o Options) *world {
 	return &world{
 		opts:      o,
 		snap:      s,
-		res:       &Result{Status: *s.Deployment.Status.DeepCopy()},
+		res:       &Result{},
 		gen:       map[*appsv1.ReplicaSet]int{},
 		serverGen: map[types.UID]int{},
-		status:    *s.Deployment.Status.DeepCopy(),
+		status:    s.Deployment.Status,
 	}
 }
 
@@ -143,7 +143,7 @@ func (w *world) writeDeployment(d *appsv1.Deployment, status bool, why string) e
 	out := d
 	if status {
 		w.res.Actions = append(w.res.Actions, UpdateDeploymentStatus{Deployment: out, Why: why})
-		w.status = *out.Status.DeepCopy()
+		w.status = out.Status
 	} else {
 		w.res.Actions = append(w.res.Actions, UpdateDeployment{Deployment: out, Why: why})
 	}
