@@ -272,3 +272,27 @@ func TestPropertyRecreateNeverOverlaps(t *testing.T) {
 
 var _ = corev1.PodRunning
 var _ = metav1.Now
+
+// Quiet changes nothing but the explanations.
+func TestPropertyQuietOnlyDropsExplanations(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := genSnapshot(t)
+		loud, err := Plan(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		quiet, err := PlanWith(s, Options{Quiet: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ignoreWhy := cmp.FilterPath(func(p cmp.Path) bool {
+			if sf, ok := p.Last().(cmp.StructField); ok {
+				return sf.Name() == "Why" || sf.Name() == "Notes"
+			}
+			return false
+		}, cmp.Ignore())
+		if diff := cmp.Diff(loud, quiet, ignoreWhy, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("Quiet changed the plan:\n%s", diff)
+		}
+	})
+}

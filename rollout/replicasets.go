@@ -185,7 +185,7 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 		},
 	}
 	allRSs := appendRS(oldRSs, rs)
-	newReplicas, why := newRSNewReplicas(d, allRSs, rs)
+	newReplicas, why := newRSNewReplicas(d, allRSs, rs, p.w.opts.Quiet)
 	*rs.Spec.Replicas = newReplicas
 	rs.Annotations, _ = revision.NewReplicaSetAnnotations(d, rs, newRevision, false, maxSurge)
 
@@ -272,7 +272,7 @@ func (p *planner) setRevision(rev string) bool {
 
 // newRSNewReplicas is the size the new ReplicaSet may grow to now, with the
 // reasoning in words.
-func newRSNewReplicas(d *appsv1.Deployment, allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (int32, string) {
+func newRSNewReplicas(d *appsv1.Deployment, allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, quiet bool) (int32, string) {
 	replicas := *d.Spec.Replicas
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
 		return replicas, fmt.Sprintf("Recreate: the new replica set gets all %d replicas", replicas)
@@ -281,9 +281,15 @@ func newRSNewReplicas(d *appsv1.Deployment, allRSs []*appsv1.ReplicaSet, newRS *
 	current := sumSpec(allRSs)
 	maxTotal := replicas + surge
 	if current >= maxTotal {
+		if quiet {
+			return *newRS.Spec.Replicas, ""
+		}
 		return *newRS.Spec.Replicas, fmt.Sprintf("total %d already at replicas %d + maxSurge %d", current, replicas, surge)
 	}
 	up := min(maxTotal-current, replicas-*newRS.Spec.Replicas)
+	if quiet {
+		return *newRS.Spec.Replicas + up, ""
+	}
 	return *newRS.Spec.Replicas + up, fmt.Sprintf("total %d < replicas %d + maxSurge %d, room for %d, capped by %d still missing", current, replicas, surge, maxTotal-current, replicas-*newRS.Spec.Replicas)
 }
 

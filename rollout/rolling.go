@@ -96,7 +96,7 @@ func (p *planner) reconcileNewReplicaSet(allRSs []*appsv1.ReplicaSet, newRS *app
 		scaled, _, err := p.scaleAndRecord(newRS, replicas, fmt.Sprintf("the new replica set is above spec.replicas %d", replicas))
 		return scaled, err
 	}
-	n, why := newRSNewReplicas(p.d, allRSs, newRS)
+	n, why := newRSNewReplicas(p.d, allRSs, newRS, p.w.opts.Quiet)
 	scaled, _, err := p.scaleAndRecord(newRS, n, why)
 	return scaled, err
 }
@@ -117,7 +117,10 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 		p.note("old replica sets stay: maxScaledDown %d = all pods %d - minAvailable %d - unavailable new pods %d", maxScaledDown, allPods, minAvailable, newUnavailable)
 		return false, nil
 	}
-	budget := fmt.Sprintf("maxScaledDown %d = all pods %d - minAvailable %d - unavailable new pods %d", maxScaledDown, allPods, minAvailable, newUnavailable)
+	budget := ""
+	if !p.w.opts.Quiet {
+		budget = fmt.Sprintf("maxScaledDown %d = all pods %d - minAvailable %d - unavailable new pods %d", maxScaledDown, allPods, minAvailable, newUnavailable)
+	}
 
 	oldRSs, cleaned, err := p.cleanupUnhealthyReplicas(oldRSs, maxScaledDown, budget)
 	if err != nil {
@@ -148,7 +151,10 @@ func (p *planner) cleanupUnhealthyReplicas(oldRSs []*appsv1.ReplicaSet, maxClean
 		if target > spec {
 			return nil, 0, fmt.Errorf("when cleaning up unhealthy replicas, got invalid request to scale down %s/%s %d -> %d", rs.Namespace, rs.Name, spec, target)
 		}
-		why := fmt.Sprintf("remove %d unhealthy replicas (spec %d, available %d); %s", n, spec, rs.Status.AvailableReplicas, budget)
+		why := ""
+		if !p.w.opts.Quiet {
+			why = fmt.Sprintf("remove %d unhealthy replicas (spec %d, available %d); %s", n, spec, rs.Status.AvailableReplicas, budget)
+		}
 		_, updated, err := p.scaleAndRecord(rs, target, why)
 		if err != nil {
 			return nil, total, err
@@ -183,7 +189,10 @@ func (p *planner) scaleDownOldReplicaSetsForRollingUpdate(allRSs, oldRSs []*apps
 		if target > spec {
 			return 0, fmt.Errorf("when scaling down old replica sets, got invalid request to scale down %s/%s %d -> %d", rs.Namespace, rs.Name, spec, target)
 		}
-		why := fmt.Sprintf("available %d > minAvailable %d, may remove %d", available, minAvailable, want-total)
+		why := ""
+		if !p.w.opts.Quiet {
+			why = fmt.Sprintf("available %d > minAvailable %d, may remove %d", available, minAvailable, want-total)
+		}
 		if _, _, err := p.scaleAndRecord(rs, target, why); err != nil {
 			return total, err
 		}

@@ -46,9 +46,9 @@ const (
 )
 
 // conditionTime is the condition timestamp for now, as the API server
-// stores it (second precision).
+// stores it: second precision (in UTC, without a monotonic reading).
 func conditionTime(now time.Time) metav1.Time {
-	return metav1.NewTime(now).Rfc3339Copy()
+	return metav1.NewTime(now.UTC().Truncate(time.Second))
 }
 
 func newCondition(t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) appsv1.DeploymentCondition {

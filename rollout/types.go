@@ -46,6 +46,10 @@ type Options struct {
 	// Deployments (rs.spec.replicas × (replicas+maxSurge) > 2³¹−1) and then
 	// scales ReplicaSets by nonsense amounts.
 	FixProportionOverflow bool
+	// Quiet skips building the explanations: Action.Why and Result.Notes
+	// stay mostly empty. For simulators and benchmarks that never read
+	// them; the decisions, events, status and Stop are unchanged.
+	Quiet bool
 }
 
 // Result is the outcome of one sync: what upstream's syncDeployment would do,

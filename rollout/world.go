@@ -152,6 +152,9 @@ func (w *world) writeDeployment(d *appsv1.Deployment, status bool, why string) e
 
 // note records a decision that produced no write.
 func (p *planner) note(format string, args ...any) {
+	if p.w.opts.Quiet {
+		return
+	}
 	p.w.res.Notes = append(p.w.res.Notes, fmt.Sprintf(format, args...))
 }
 

@@ -374,7 +374,10 @@ func (s *Sim) syncDeployment(k queueKey) {
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
 		snap.Pods = s.podsOf(d)
 	}
-	res, err := rollout.PlanWith(snap, s.opts.Plan)
+	// The simulator never reads explanations: skip building them.
+	planOpts := s.opts.Plan
+	planOpts.Quiet = true
+	res, err := rollout.PlanWith(snap, planOpts)
 	if err != nil {
 		s.note("sync %s failed: %v", d.Name, err)
 		s.syncFailed(k)
