@@ -86,7 +86,18 @@ func removeCondition(s *appsv1.DeploymentStatus, t appsv1.DeploymentConditionTyp
 }
 
 func withoutCondition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType) []appsv1.DeploymentCondition {
-	var out []appsv1.DeploymentCondition
+	// Like upstream, nil when nothing is left. Otherwise with room for the
+	// condition setCondition appends.
+	n := 0
+	for i := range cs {
+		if cs[i].Type != t {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]appsv1.DeploymentCondition, 0, n+1)
 	for _, c := range cs {
 		if c.Type != t {
 			out = append(out, c)
@@ -120,8 +131,8 @@ func (p *planner) calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.Rep
 	if !p.w.opts.DisableTerminatingReplicas {
 		s.TerminatingReplicas = terminatingReplicas(allRSs)
 	}
-	for i := range d.Status.Conditions {
-		s.Conditions = append(s.Conditions, d.Status.Conditions[i])
+	if len(d.Status.Conditions) > 0 {
+		s.Conditions = append(make([]appsv1.DeploymentCondition, 0, len(d.Status.Conditions)+1), d.Status.Conditions...)
 	}
 	if available >= *d.Spec.Replicas-fencepost.MaxUnavailable(d) {
 		setCondition(&s, newCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue, MinimumReplicasAvailable, "Deployment has minimum availability.", p.w.snap.Now))

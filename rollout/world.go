@@ -45,8 +45,6 @@ func newWorld(s Snapshot, o Options) *world {
 		opts:      o,
 		snap:      s,
 		res:       &Result{},
-		gen:       map[*appsv1.ReplicaSet]int{},
-		serverGen: map[types.UID]int{},
 		status:    s.Deployment.Status,
 	}
 }
@@ -109,6 +107,10 @@ func (w *world) patchRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet)
 // written registers rs as the server's newest version of its object and
 // returns it (the caller must not modify it afterwards).
 func (w *world) written(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	if w.gen == nil {
+		w.gen = map[*appsv1.ReplicaSet]int{}
+		w.serverGen = map[types.UID]int{}
+	}
 	w.serverGen[rs.UID]++
 	w.gen[rs] = w.serverGen[rs.UID]
 	return rs
