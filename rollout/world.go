@@ -42,10 +42,10 @@ type world struct {
 
 func newWorld(s Snapshot, o Options) *world {
 	return &world{
-		opts:      o,
-		snap:      s,
-		res:       &Result{},
-		status:    s.Deployment.Status,
+		opts:   o,
+		snap:   s,
+		res:    &Result{},
+		status: s.Deployment.Status,
 	}
 }
 
