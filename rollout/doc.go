@@ -50,7 +50,18 @@
 //
 // The Deployment must be defaulted ([Default]) and valid ([Validate]); Plan
 // returns an error naming the field otherwise, and never panics. Objects may
-// come straight from informer caches: Plan never modifies its input.
+// come straight from informer caches: Plan never modifies its input. Its
+// output shares unchanged parts with the input (copies are shallow), so it
+// is read-only in the same way.
+//
+// # Cost
+//
+// A sync that writes nothing (the most common one) of a 10-ReplicaSet
+// Deployment with a production-size pod template costs about 13 µs and 21
+// allocations; one that scales a ReplicaSet and writes the status about
+// 24 µs. Cost is linear in ReplicaSets (about 0.5 µs each) and, for
+// Recreate only, in pods (about 40 ns each). [Options.Quiet] skips the
+// explanations for callers that never read them. See BENCHMARKS.md.
 //
 // [Apply] applies a result to a snapshot the way an API server would, for
 // tests and simulations.

@@ -62,10 +62,11 @@ type Result struct {
 	// carries the object to write with the resourceVersion upstream would
 	// send; an empty resourceVersion means the write is unconditional.
 	//
-	// The objects are the planner's own copies, except that they may share
-	// spec.template with the snapshot's objects (the pod template is most of
-	// an object's size). Treat them as read-only, like objects from an
-	// informer cache: DeepCopy before changing one.
+	// The objects are the planner's own copies, but shallow ones: they share
+	// every unchanged part (the pod template, labels, owner references, the
+	// selector, ...) with the snapshot's objects. Treat them, and the rest of
+	// the Result, as read-only, like objects from an informer cache:
+	// DeepCopy before changing one.
 	Actions []Action
 	// Events are the events upstream records on the Deployment during the
 	// sync, in order. Record an event only if the actions before it (see
