@@ -26,7 +26,8 @@ func BenchmarkNewReplicaSetAnnotations(b *testing.B) {
 		exists bool
 	}{
 		{"create", nil, false},
-		{"steady", map[string]string{RevisionAnnotation: "8", ChangeCauseAnnotation: "set image", "team": "payments", "owner": "sre"}, true},
+		{"steady", map[string]string{RevisionAnnotation: "1401", ChangeCauseAnnotation: "set image", "team": "payments", "owner": "sre"}, true},
+		{"raise-revision", map[string]string{RevisionAnnotation: "8", ChangeCauseAnnotation: "set image", "team": "payments", "owner": "sre"}, true},
 		{"rollback-full-history", map[string]string{RevisionAnnotation: "1400", RevisionHistoryAnnotation: strings.Join(parts, ",")}, true},
 	}
 	for _, c := range cases {
