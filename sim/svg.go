@@ -12,7 +12,7 @@ var svgPalette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
 // SVG draws the trace as a step chart: the current replicas of every
 // ReplicaSet and the available pods of all Deployments over time.
 func SVG(r *Result) []byte {
-	const W, H, left, right, top, bottom = 900, 420, 60, 220, 40, 40
+	const H, left, top, bottom, plotW = 420, 60, 40, 40, 620
 	frames := r.Trace.Frames
 	var names []string
 	seen := map[string]bool{}
@@ -37,6 +37,14 @@ func SVG(r *Result) []byte {
 	if end <= 0 {
 		end = time.Second
 	}
+	// Room on the right for the longest legend label (about 7 px a
+	// character at font-size 12).
+	longest := len("available pods")
+	for _, n := range names {
+		longest = max(longest, len(n)+len(" (current)"))
+	}
+	right := max(220, 36+7*longest+10)
+	W := left + plotW + right
 	x := func(t time.Duration) float64 { return left + float64(t)/float64(end)*float64(W-left-right) }
 	y := func(v int32) float64 { return float64(H-bottom) - float64(v)/float64(maxY)*float64(H-top-bottom) }
 	var b strings.Builder
