@@ -612,9 +612,12 @@ type rankKey struct {
 }
 
 // podsToDelete picks n active pods of st to delete, by the ReplicaSet
-// controller's ranking (see lessForDeletion). It makes one pass over the
-// pods to build their keys (co-location ranks are array reads), then
-// selects the first n: n linear passes for n ≤ 8, a sort otherwise.
+// controller's ranking (see lessForDeletion). For n ≤ 8 it makes n passes
+// of a linear minimum over the pods' ranking data, computing each key on
+// the fly (a picked pod is marked inactive in the ranking data until the
+// end); otherwise it builds every key and sorts them. The ranking is
+// upstream's comparator, which is not transitive in every case, so the
+// selection procedure itself is part of the behaviour: keep it.
 func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 	if n >= int(st.active) {
 		out := make([]*Pod, 0, st.active)
@@ -626,30 +629,36 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 		return out
 	}
 	now := s.now
+	if n <= 8 {
+		var picked [8]int
+		out := make([]*Pod, 0, n)
+		for len(out) < n {
+			best := -1
+			var bestKey rankKey
+			for i := range st.meta {
+				m := &st.meta[i]
+				if !m.active {
+					continue
+				}
+				k := m.key(st.pods[i], st.colo[m.slot], now)
+				if best < 0 || lessForDeletion(&k, &bestKey) {
+					best, bestKey = i, k
+				}
+			}
+			picked[len(out)] = best
+			st.meta[best].active = false
+			out = append(out, st.pods[best])
+		}
+		for _, i := range picked[:len(out)] {
+			st.meta[i].active = true
+		}
+		return out
+	}
 	keys := slices.Grow(s.rankBuf[:0], int(st.active))
 	for i := range st.meta {
 		if m := &st.meta[i]; m.active {
 			keys = append(keys, m.key(st.pods[i], st.colo[m.slot], now))
 		}
-	}
-	defer func() { s.rankBuf = keys[:0] }()
-	if n <= 8 {
-		// partial selection: n passes of a linear minimum
-		out := make([]*Pod, 0, n)
-		for len(out) < n {
-			best := -1
-			for i := range keys {
-				if keys[i].p == nil {
-					continue
-				}
-				if best < 0 || lessForDeletion(&keys[i], &keys[best]) {
-					best = i
-				}
-			}
-			out = append(out, keys[best].p)
-			keys[best].p = nil
-		}
-		return out
 	}
 	slices.SortFunc(keys, func(a, b rankKey) int {
 		if lessForDeletion(&a, &b) {
@@ -664,6 +673,8 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 	for i := range out {
 		out[i] = keys[i].p
 	}
+	clear(keys)
+	s.rankBuf = keys[:0]
 	return out
 }
 

@@ -34,15 +34,35 @@ type event struct {
 	node *Node
 }
 
-// eventQueue is a binary min-heap ordered by (at, seq): a total order, so the
-// processing order never depends on anything but the insertion sequence.
+// eventQueue holds the pending events in (at, seq) order: a total order,
+// so the processing order never depends on anything but the insertion
+// sequence.
+//
+// The events themselves sit in a slab (reused through a free list); the
+// ordering structures hold only pointer-free entries (time, sequence, slab
+// slot), so reordering them costs no write barriers and the garbage
+// collector never scans them. Events for the instant being processed (the
+// informer-style work-queue adds, which are most events) go to a FIFO,
+// since each is later than every queued event of that instant; the rest go
+// to a 4-ary min-heap. pop takes the smaller of the two heads.
 type eventQueue struct {
-	items []event
-	seq   uint64
+	slab []event
+	free []int32
+	heap []qent
+	fifo []qent // entries of one instant, in sequence order, from fifo[head]
+	head int
+	seq  uint64
+	cur  time.Duration // time of the last popped event
 }
 
-func (q *eventQueue) less(i, j int) bool {
-	a, b := &q.items[i], &q.items[j]
+// qent is the ordering entry of a queued event.
+type qent struct {
+	at   time.Duration
+	seq  uint64
+	slot int32
+}
+
+func (a *qent) less(b *qent) bool {
 	if a.at != b.at {
 		return a.at < b.at
 	}
@@ -53,51 +73,97 @@ func (q *eventQueue) less(i, j int) bool {
 func (q *eventQueue) push(e event) {
 	q.seq++
 	e.seq = q.seq
-	q.items = append(q.items, e)
-	i := len(q.items) - 1
+	var slot int32
+	if n := len(q.free); n > 0 {
+		slot = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.slab[slot] = e
+	} else {
+		slot = int32(len(q.slab))
+		q.slab = append(q.slab, e)
+	}
+	en := qent{at: e.at, seq: e.seq, slot: slot}
+	if e.at == q.cur && (q.head == len(q.fifo) || q.fifo[q.head].at == e.at) {
+		q.fifo = append(q.fifo, en)
+		return
+	}
+	h := append(q.heap, en)
+	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !q.less(i, p) {
+		p := (i - 1) / 4
+		if !en.less(&h[p]) {
 			break
 		}
-		q.items[i], q.items[p] = q.items[p], q.items[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = en
+	q.heap = h
 }
 
 // pop removes and returns the earliest event. The queue must not be empty.
 func (q *eventQueue) pop() event {
-	top := q.items[0]
-	n := len(q.items) - 1
-	q.items[0] = q.items[n]
-	q.items[n] = event{}
-	q.items = q.items[:n]
+	var top qent
+	if q.head < len(q.fifo) && (len(q.heap) == 0 || q.fifo[q.head].less(&q.heap[0])) {
+		top = q.fifo[q.head]
+		q.head++
+		if q.head == len(q.fifo) {
+			q.fifo, q.head = q.fifo[:0], 0
+		}
+	} else {
+		top = q.popHeap()
+	}
+	q.cur = top.at
+	e := q.slab[top.slot]
+	q.slab[top.slot] = event{}
+	q.free = append(q.free, top.slot)
+	return e
+}
+
+// popHeap removes the root of the heap.
+func (q *eventQueue) popHeap() qent {
+	h := q.heap
+	top := h[0]
+	n := len(h) - 1
+	last := h[n]
+	h = h[:n]
+	q.heap = h
+	if n == 0 {
+		return top
+	}
 	i := 0
 	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && q.less(l, m) {
-			m = l
-		}
-		if r < n && q.less(r, m) {
-			m = r
-		}
-		if m == i {
+		c := 4*i + 1
+		if c >= n {
 			break
 		}
-		q.items[i], q.items[m] = q.items[m], q.items[i]
+		m := c
+		for j := c + 1; j < c+4 && j < n; j++ {
+			if h[j].less(&h[m]) {
+				m = j
+			}
+		}
+		if !h[m].less(&last) {
+			break
+		}
+		h[i] = h[m]
 		i = m
 	}
+	h[i] = last
 	return top
 }
 
-func (q *eventQueue) len() int { return len(q.items) }
+func (q *eventQueue) len() int { return len(q.heap) + len(q.fifo) - q.head }
 
 // peekTime is the time of the earliest event; ok is false when empty.
 func (q *eventQueue) peekTime() (time.Duration, bool) {
-	if len(q.items) == 0 {
-		return 0, false
+	switch {
+	case q.head < len(q.fifo) && (len(q.heap) == 0 || q.fifo[q.head].less(&q.heap[0])):
+		return q.fifo[q.head].at, true
+	case len(q.heap) > 0:
+		return q.heap[0].at, true
 	}
-	return q.items[0].at, true
+	return 0, false
 }
 
 // controllerKind names the controller a work-queue key belongs to.

@@ -1,0 +1,131 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// TestEventQueueOrderInterleaved: events come out in (time, insertion) order, whatever
+// mix of same-instant and later pushes happens between pops.
+func TestEventQueueOrderInterleaved(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var q eventQueue
+		type ref struct {
+			at  time.Duration
+			seq int
+		}
+		var pending []ref
+		seq := 0
+		now := time.Duration(0)
+		ops := rapid.IntRange(1, 200).Draw(t, "ops")
+		for i := 0; i < ops; i++ {
+			if len(pending) > 0 && rapid.IntRange(0, 2).Draw(t, "pop") == 0 {
+				slices.SortFunc(pending, func(a, b ref) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq)) })
+				want := pending[0]
+				pending = pending[1:]
+				if at, ok := q.peekTime(); !ok || at != want.at {
+					t.Fatalf("peekTime = %v, %v; want %v", at, ok, want.at)
+				}
+				e := q.pop()
+				if e.at != want.at || e.idx != want.seq {
+					t.Fatalf("pop = (%v, %d), want (%v, %d)", e.at, e.idx, want.at, want.seq)
+				}
+				now = e.at
+				continue
+			}
+			at := now + time.Duration(rapid.SampledFrom([]int{0, 0, 0, 1, 2, 5}).Draw(t, "after"))
+			seq++
+			q.push(event{at: at, idx: seq})
+			pending = append(pending, ref{at, seq})
+		}
+		if q.len() != len(pending) {
+			t.Fatalf("len = %d, want %d", q.len(), len(pending))
+		}
+	})
+}
+
+// TestPodsToDeleteSelection: the one-pass selection of a few pods gives the
+// same pods in the same order as sorting every key.
+func TestPodsToDeleteSelection(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := &Sim{now: time.Hour}
+		size := rapid.IntRange(1, 80).Draw(t, "pods")
+		st := &rsState{colo: make([]int32, 4)}
+		for i := 0; i < size; i++ {
+			m := podMeta{
+				uid:      uint64(rapid.IntRange(0, 1000).Draw(t, "uid")*100 + i),
+				created:  time.Duration(rapid.IntRange(0, 3600).Draw(t, "created")) * time.Second,
+				restarts: int32(rapid.IntRange(0, 2).Draw(t, "restarts")),
+				slot:     int32(rapid.IntRange(0, 3).Draw(t, "slot")),
+				active:   rapid.IntRange(0, 5).Draw(t, "inactive") > 0,
+				ready:    rapid.Bool().Draw(t, "ready"),
+			}
+			m.class = rankClass(m.slot != 0, uint8(rapid.IntRange(0, 2).Draw(t, "phase")), m.ready)
+			if m.ready {
+				m.readyAt = m.created + time.Duration(rapid.IntRange(0, 60).Draw(t, "readyAfter"))*time.Second
+			}
+			if m.active {
+				st.active++
+				st.colo[m.slot]++
+			}
+			st.pods = append(st.pods, &Pod{Name: fmt.Sprint(i), Terminating: !m.active})
+			st.meta = append(st.meta, m)
+		}
+		if st.active < 2 {
+			return
+		}
+		n := rapid.IntRange(1, int(st.active)-1).Draw(t, "n")
+		// the reference: every key built, then n linear passes for n ≤ 8,
+		// a sort otherwise
+		var keys []rankKey
+		for i := range st.meta {
+			if m := &st.meta[i]; m.active {
+				keys = append(keys, m.key(st.pods[i], st.colo[m.slot], s.now))
+			}
+		}
+		var want []*Pod
+		if n <= 8 {
+			for len(want) < n {
+				best := -1
+				for i := range keys {
+					if keys[i].p != nil && (best < 0 || lessForDeletion(&keys[i], &keys[best])) {
+						best = i
+					}
+				}
+				want = append(want, keys[best].p)
+				keys[best].p = nil
+			}
+		} else {
+			slices.SortFunc(keys, func(a, b rankKey) int {
+				if lessForDeletion(&a, &b) {
+					return -1
+				}
+				if lessForDeletion(&b, &a) {
+					return 1
+				}
+				return 0
+			})
+			for _, k := range keys[:n] {
+				want = append(want, k.p)
+			}
+		}
+		metaBefore := slices.Clone(st.meta)
+		got := s.podsToDelete(st, n)
+		if len(got) != n {
+			t.Fatalf("got %d pods, want %d", len(got), n)
+		}
+		for i, p := range got {
+			if p != want[i] {
+				t.Fatalf("pod %d: got %s, want %s", i, p.Name, want[i].Name)
+			}
+		}
+		if !slices.Equal(st.meta, metaBefore) {
+			t.Fatalf("ranking data changed by the selection")
+		}
+	})
+}
