@@ -525,59 +525,56 @@ func slowStart(n int, fn func() error) (int, error) {
 // writeRSStatus computes the ReplicaSet status from the pod counts and writes
 // it when it changed.
 func (s *Sim) writeRSStatus(rs *appsv1.ReplicaSet, st *rsState, createErr error) {
-	want := appsv1.ReplicaSetStatus{
+	cur := &rs.Status
+	conds := rs.Status.Conditions
+	failure := replicaFailure(rs.Status.Conditions)
+	switch {
+	case createErr != nil && failure == nil:
+		conds = append(slices.Clone(rs.Status.Conditions), appsv1.ReplicaSetCondition{
+			Type: appsv1.ReplicaSetReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate",
+			Message: createErr.Error(), LastTransitionTime: s.stamp(),
+		})
+	case createErr == nil && failure != nil:
+		conds = slices.DeleteFunc(slices.Clone(rs.Status.Conditions), func(c appsv1.ReplicaSetCondition) bool {
+			return c.Type == appsv1.ReplicaSetReplicaFailure
+		})
+		if len(conds) == 0 {
+			conds = nil
+		}
+	}
+	terminating := !s.opts.Plan.DisableTerminatingReplicas
+	// the common case: nothing changed; compare without building the status
+	if cur.Replicas == st.active && cur.FullyLabeledReplicas == st.active && cur.ReadyReplicas == st.ready &&
+		cur.AvailableReplicas == st.available && cur.ObservedGeneration == rs.Generation &&
+		(cur.TerminatingReplicas != nil) == terminating && (!terminating || *cur.TerminatingReplicas == st.terminating) &&
+		rsConditionsEqual(cur.Conditions, conds) {
+		return
+	}
+	c := *rs
+	c.Status = appsv1.ReplicaSetStatus{
 		Replicas:             st.active,
 		FullyLabeledReplicas: st.active,
 		ReadyReplicas:        st.ready,
 		AvailableReplicas:    st.available,
 		ObservedGeneration:   rs.Generation,
-		Conditions:           rs.Status.Conditions,
+		Conditions:           conds,
 	}
-	if !s.opts.Plan.DisableTerminatingReplicas {
+	if terminating {
 		t := st.terminating
-		want.TerminatingReplicas = &t
+		c.Status.TerminatingReplicas = &t
 	}
-	failure := replicaFailure(rs.Status.Conditions)
-	switch {
-	case createErr != nil && failure == nil:
-		want.Conditions = append(slices.Clone(rs.Status.Conditions), appsv1.ReplicaSetCondition{
-			Type: appsv1.ReplicaSetReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate",
-			Message: createErr.Error(), LastTransitionTime: s.stamp(),
-		})
-	case createErr == nil && failure != nil:
-		want.Conditions = slices.DeleteFunc(slices.Clone(rs.Status.Conditions), func(c appsv1.ReplicaSetCondition) bool {
-			return c.Type == appsv1.ReplicaSetReplicaFailure
-		})
-		if len(want.Conditions) == 0 {
-			want.Conditions = nil
-		}
-	}
-	if rsStatusEqual(&rs.Status, &want) {
-		return
-	}
-	c := *rs
-	c.Status = want
 	c.ResourceVersion = s.st.nextRV()
 	s.st.replicaSets[st.key] = &c
 	s.rsChanged(rs, &c)
 }
 
-// rsStatusEqual compares two ReplicaSet statuses field by field
-// (Semantic.DeepEqual without reflection).
-func rsStatusEqual(a, b *appsv1.ReplicaSetStatus) bool {
-	if a.Replicas != b.Replicas || a.FullyLabeledReplicas != b.FullyLabeledReplicas || a.ReadyReplicas != b.ReadyReplicas ||
-		a.AvailableReplicas != b.AvailableReplicas || a.ObservedGeneration != b.ObservedGeneration {
+// rsConditionsEqual compares two ReplicaSet condition lists field by field.
+func rsConditionsEqual(a, b []appsv1.ReplicaSetCondition) bool {
+	if len(a) != len(b) {
 		return false
 	}
-	if (a.TerminatingReplicas == nil) != (b.TerminatingReplicas == nil) ||
-		(a.TerminatingReplicas != nil && *a.TerminatingReplicas != *b.TerminatingReplicas) {
-		return false
-	}
-	if len(a.Conditions) != len(b.Conditions) {
-		return false
-	}
-	for i := range a.Conditions {
-		x, y := &a.Conditions[i], &b.Conditions[i]
+	for i := range a {
+		x, y := &a[i], &b[i]
 		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message || !x.LastTransitionTime.Equal(&y.LastTransitionTime) {
 			return false
 		}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
@@ -528,7 +529,7 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet) error {
 	if ns == "" {
 		ns = metav1.NamespaceDefault
 	}
-	key := objKey(ns, obj.Name)
+	key := s.st.key(ns, obj.Name)
 	old := s.st.replicaSets[key]
 	if old == nil {
 		return notFoundError("replicasets.apps", obj.Name)
@@ -544,7 +545,7 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet) error {
 	rs.DeletionTimestamp = old.DeletionTimestamp
 	rs.Status = old.Status
 	rs.Generation = old.Generation
-	if specChanged(old.Spec, rs.Spec) {
+	if specChanged(&old.Spec, &rs.Spec) {
 		rs.Generation++
 	}
 	rs.ResourceVersion = s.st.nextRV()
@@ -587,17 +588,18 @@ func slices_clone(p []*Pod) []*Pod { return append([]*Pod(nil), p...) }
 // controller queues the ReplicaSet, the Deployment controller queues the
 // owning Deployment(s), or for an orphan every Deployment selecting it.
 func (s *Sim) rsChanged(old, cur *appsv1.ReplicaSet) {
-	seen := map[string]bool{}
-	for _, rs := range []*appsv1.ReplicaSet{old, cur} {
+	var seenBuf [4]string
+	seen := seenBuf[:0] // Deployments queued so far (usually one)
+	for _, rs := range [2]*appsv1.ReplicaSet{old, cur} {
 		if rs == nil {
 			continue
 		}
-		if ref := metav1.GetControllerOf(rs); ref != nil {
+		if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
 			if ref.Kind == "Deployment" {
-				key := objKey(rs.Namespace, ref.Name)
+				key := s.st.key(rs.Namespace, ref.Name)
 				s.met.touch(key)
-				if d := s.st.deployments[key]; d != nil && d.UID == ref.UID && !seen[key] {
-					seen[key] = true
+				if d := s.st.deployments[key]; d != nil && d.UID == ref.UID && !slices.Contains(seen, key) {
+					seen = append(seen, key)
 					s.notifyDeployment(key)
 				}
 			}
@@ -605,26 +607,28 @@ func (s *Sim) rsChanged(old, cur *appsv1.ReplicaSet) {
 		}
 		for _, key := range sortedKeys(s.st.deployments) {
 			d := s.st.deployments[key]
-			if d.Namespace == rs.Namespace && !seen[key] && deploymentSelects(d, rs.Labels) {
-				seen[key] = true
+			if d.Namespace == rs.Namespace && !slices.Contains(seen, key) && deploymentSelects(d, rs.Labels) {
+				seen = append(seen, key)
 				s.notifyDeployment(key)
 			}
 		}
 	}
 	if cur != nil {
-		s.notifyRS(objKey(cur.Namespace, cur.Name))
+		s.notifyRS(s.st.key(cur.Namespace, cur.Name))
 	}
 }
 
 // syncRSState refreshes the runtime bookkeeping after a ReplicaSet write:
 // its controller (for co-location ranks) and minReadySeconds (availability).
 func (s *Sim) syncRSState(st *rsState, rs *appsv1.ReplicaSet) {
-	owner, ownerKey := "rs:"+string(rs.UID), ""
-	if ref := metav1.GetControllerOf(rs); ref != nil {
+	var owner, ownerKey string
+	if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
 		owner = string(ref.UID)
 		if ref.Kind == "Deployment" {
-			ownerKey = objKey(rs.Namespace, ref.Name)
+			ownerKey = s.st.key(rs.Namespace, ref.Name)
 		}
+	} else {
+		owner = "rs:" + string(rs.UID)
 	}
 	if owner != st.owner || st.colo == nil {
 		next := s.colo[owner]
@@ -683,7 +687,7 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	d.UID = old.UID
 	d.CreationTimestamp = old.CreationTimestamp
 	d.Generation = old.Generation
-	if specChanged(old.Spec, d.Spec) {
+	if specChanged(&old.Spec, &d.Spec) {
 		d.Generation++
 	}
 	key := objKey(d.Namespace, d.Name)
@@ -697,7 +701,7 @@ func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
 	if obj == nil {
 		return fmt.Errorf("update deployment: nil object")
 	}
-	key := objKey(obj.Namespace, obj.Name)
+	key := s.st.key(obj.Namespace, obj.Name)
 	old := s.st.deployments[key]
 	if old == nil {
 		return notFoundError("deployments.apps", obj.Name)
@@ -716,7 +720,7 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	if obj == nil {
 		return fmt.Errorf("update deployment status: nil object")
 	}
-	key := objKey(obj.Namespace, obj.Name)
+	key := s.st.key(obj.Namespace, obj.Name)
 	old := s.st.deployments[key]
 	if old == nil {
 		return notFoundError("deployments.apps", obj.Name)

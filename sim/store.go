@@ -68,6 +68,22 @@ type store struct {
 	rsKeys      []string            // sorted keys of replicaSets
 	rsByNS      map[string][]string // sorted keys of replicaSets by namespace
 	depKeys     []string            // sorted keys of deployments
+	keys        map[nsName]string   // interned "namespace/name" keys
+	rsBuf       []*appsv1.ReplicaSet
+}
+
+// nsName is a namespace and a name: the key of the key intern table.
+type nsName struct{ namespace, name string }
+
+// key returns "namespace/name", interned: looking a key up allocates
+// nothing once it has been made.
+func (s *store) key(namespace, name string) string {
+	if k, ok := s.keys[nsName{namespace, name}]; ok {
+		return k
+	}
+	k := objKey(namespace, name)
+	s.keys[nsName{namespace, name}] = k
+	return k
 }
 
 // addKey and removeKey keep a sorted key index.
@@ -95,6 +111,7 @@ func newStore() *store {
 		secrets:     map[string]*corev1.Secret{},
 		pods:        map[string]*Pod{},
 		rsByNS:      map[string][]string{},
+		keys:        map[nsName]string{},
 	}
 }
 
@@ -146,16 +163,20 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// replicaSetsIn returns the ReplicaSets of a namespace sorted by name.
+// replicaSetsIn returns the ReplicaSets of a namespace sorted by name, in a
+// buffer that the next call reuses: the caller must be done with the slice
+// before it calls again (a plan does not keep its snapshot).
 func (s *store) replicaSetsIn(namespace string) []*appsv1.ReplicaSet {
 	keys := s.rsByNS[namespace]
 	if len(keys) == 0 {
 		return nil
 	}
-	out := make([]*appsv1.ReplicaSet, len(keys))
-	for i, k := range keys {
-		out[i] = s.replicaSets[k]
+	clear(s.rsBuf)
+	out := s.rsBuf[:0]
+	for _, k := range keys {
+		out = append(out, s.replicaSets[k])
 	}
+	s.rsBuf = out
 	return out
 }
 
@@ -228,4 +249,6 @@ func deploymentSelects(d *appsv1.Deployment, lbls map[string]string) bool {
 	return sel.Matches(labels.Set(lbls))
 }
 
+// specChanged reports whether two specs differ semantically. Pass pointers
+// (a spec boxed by value would be copied).
 func specChanged(a, b any) bool { return !equality.Semantic.DeepEqual(a, b) }
