@@ -637,9 +637,9 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 				if !m.active {
 					continue
 				}
-				k := m.key(st.pods[i], st.colo[m.slot], now)
-				if best < 0 || lessForDeletion(&k, &bestKey) {
-					best, bestKey = i, k
+				rank := st.colo[m.slot]
+				if best < 0 || m.lessThan(st.pods[i], rank, &bestKey, now) {
+					best, bestKey = i, m.key(st.pods[i], rank, now)
 				}
 			}
 			picked[len(out)] = best
@@ -716,6 +716,37 @@ func (m *podMeta) key(p *Pod, rank int32, now time.Duration) rankKey {
 		k.readyLog = logRank(now - m.readyAt)
 	}
 	return k
+}
+
+// lessThan is lessForDeletion(m.key(p, rank, now), b), computing only the
+// parts of the key the comparison reaches (most pods lose on the class, the
+// co-location rank or the ready time).
+func (m *podMeta) lessThan(p *Pod, rank int32, b *rankKey, now time.Duration) bool {
+	if m.class != b.class {
+		return m.class < b.class
+	}
+	if rank != b.rank {
+		return rank > b.rank
+	}
+	if m.ready && b.ready && m.readyAt != b.readyAt {
+		if d := logRank(now-m.readyAt) - b.readyLog; d != 0 {
+			return d < 0
+		}
+		return m.uid < b.uid
+	}
+	if m.restarts != b.restarts {
+		return m.restarts > b.restarts
+	}
+	if m.created != b.createdAt {
+		if d := logRank(now-m.created) - b.createdLog; d != 0 {
+			return d < 0
+		}
+		return m.uid < b.uid
+	}
+	if m.uid != b.uid {
+		return m.uid < b.uid
+	}
+	return p.Name < b.p.Name
 }
 
 // rankClass packs the first three criteria of the ranking: unassigned
