@@ -276,8 +276,8 @@ func (c *checker) instant() {
 				c.fail(InvRecreate, "%s: %d replica sets have pods at once", d.Name, withPods)
 			}
 		}
-		settled := !s.wq.dirty[queueKey{ctrlDeployment, key}]
-		if _, ok := s.wq.waiting[queueKey{ctrlDeployment, key}]; ok && s.sc.Cluster.ControllerLatency > 0 {
+		settled := !s.wq.isDirty(queueKey{ctrlDeployment, key})
+		if s.wq.isWaiting(queueKey{ctrlDeployment, key}) && s.sc.Cluster.ControllerLatency > 0 {
 			settled = false
 		}
 		if settled && s.deploymentComplete(d) && d.Spec.RevisionHistoryLimit != nil && len(rss) > 0 {

@@ -27,7 +27,7 @@ type event struct {
 	at   time.Duration
 	seq  uint64
 	kind eventKind
-	key  queueKey
+	item *wqItem // evProcess, evTimer
 	pod  *Pod
 	gen  uint32
 	idx  int
@@ -186,15 +186,48 @@ type queueKey struct {
 // twice; a delayed add keeps only the earliest pending time per key; the rate
 // limiter is the per-item exponential back-off of
 // workqueue.DefaultControllerRateLimiter (5ms·2^failures, capped at 1000s;
-// the token bucket part is not modelled).
+// the token bucket part is not modelled). The state of a key lives in one
+// wqItem, found by one map lookup; queued events point at it.
 type workQueue struct {
-	dirty    map[queueKey]bool
-	waiting  map[queueKey]time.Duration
-	failures map[queueKey]int
+	items  map[queueKey]*wqItem
+	ndirty int // items with dirty set
+}
+
+// wqItem is the work-queue state of one key.
+type wqItem struct {
+	key      queueKey
+	dirty    bool          // queued and not yet processed
+	waiting  bool          // a delayed add is pending, at waitAt
+	waitAt   time.Duration //
+	failures int           // rate-limiter failures since the last Forget
+	syncs    int           // syncs during the instant numbered instant
+	instant  uint64
 }
 
 func newWorkQueue() workQueue {
-	return workQueue{dirty: map[queueKey]bool{}, waiting: map[queueKey]time.Duration{}, failures: map[queueKey]int{}}
+	return workQueue{items: map[queueKey]*wqItem{}}
+}
+
+// item returns the state of k, creating it on first use.
+func (w *workQueue) item(k queueKey) *wqItem {
+	it := w.items[k]
+	if it == nil {
+		it = &wqItem{key: k}
+		w.items[k] = it
+	}
+	return it
+}
+
+// isDirty reports whether k is queued and not yet processed.
+func (w *workQueue) isDirty(k queueKey) bool {
+	it := w.items[k]
+	return it != nil && it.dirty
+}
+
+// isWaiting reports whether a delayed add of k is pending.
+func (w *workQueue) isWaiting(k queueKey) bool {
+	it := w.items[k]
+	return it != nil && it.waiting
 }
 
 const (
@@ -204,9 +237,13 @@ const (
 )
 
 // backoff returns the next rate-limited delay for key and counts a failure.
-func (w *workQueue) backoff(k queueKey) time.Duration {
-	n := w.failures[k]
-	w.failures[k] = n + 1
+func (w *workQueue) backoff(k queueKey) time.Duration { return w.item(k).backoff() }
+
+// backoff returns the next rate-limited delay for the key and counts a
+// failure.
+func (it *wqItem) backoff() time.Duration {
+	n := it.failures
+	it.failures = n + 1
 	if n >= 38 { // 5ms·2^38 is far beyond the cap; avoid overflow
 		return rateLimitMax
 	}

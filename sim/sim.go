@@ -80,7 +80,7 @@ type Sim struct {
 	stopWhenConverged bool
 	lastStepAt        time.Duration
 	stepsLeft         int
-	syncsThisInstant  map[queueKey]int
+	instant           uint64 // number of the current instant (for wqItem.syncs)
 
 	cur    *Frame // frame being built for the current instant
 	trace  Trace
@@ -111,15 +111,14 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 		until = defaultUntil
 	}
 	s := &Sim{
-		sc:               sc,
-		opts:             o,
-		rng:              rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		seed:             seed,
-		until:            until,
-		wq:               newWorkQueue(),
-		st:               newStore(),
-		colo:             map[string][]int32{},
-		syncsThisInstant: map[queueKey]int{},
+		sc:    sc,
+		opts:  o,
+		rng:   rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		seed:  seed,
+		until: until,
+		wq:    newWorkQueue(),
+		st:    newStore(),
+		colo:  map[string][]int32{},
 	}
 	for i, n := range sc.Cluster.Nodes {
 		s.nodes = append(s.nodes, &Node{Name: n.Name, Capacity: n.Capacity, slot: int32(i + 1)})
@@ -178,7 +177,7 @@ func (s *Sim) Run() (*Result, error) {
 				break
 			}
 			s.now = at
-			clear(s.syncsThisInstant)
+			s.instant++
 		}
 		e := s.q.pop()
 		if e.kind == evUntil {
@@ -208,56 +207,67 @@ func (s *Sim) handle(e event) {
 	case evStep:
 		s.runStep(e.idx)
 	case evProcess:
-		if !s.wq.dirty[e.key] {
+		it := e.item
+		if !it.dirty {
 			return
 		}
-		delete(s.wq.dirty, e.key)
-		s.syncsThisInstant[e.key]++
-		if s.syncsThisInstant[e.key] > maxSyncsPerInstant {
-			s.failed = fmt.Errorf("t=%s: %s keeps syncing without settling (more than %d syncs at one instant)", s.now, e.key.name, maxSyncsPerInstant)
+		it.dirty = false
+		s.wq.ndirty--
+		if it.instant != s.instant {
+			it.instant, it.syncs = s.instant, 0
+		}
+		it.syncs++
+		if it.syncs > maxSyncsPerInstant {
+			s.failed = fmt.Errorf("t=%s: %s keeps syncing without settling (more than %d syncs at one instant)", s.now, it.key.name, maxSyncsPerInstant)
 			return
 		}
-		switch e.key.ctrl {
+		switch it.key.ctrl {
 		case ctrlDeployment:
-			s.syncDeployment(e.key)
+			s.syncDeployment(it)
 		case ctrlReplicaSet:
-			s.syncReplicaSet(e.key)
+			s.syncReplicaSet(it.key)
 		}
 	case evRestartTick:
 		s.restartTick(e.at)
 	case evTimer:
-		if at, ok := s.wq.waiting[e.key]; !ok || at != e.at {
+		it := e.item
+		if !it.waiting || it.waitAt != e.at {
 			return // superseded by an earlier timer
 		}
-		delete(s.wq.waiting, e.key)
-		s.add(e.key)
+		it.waiting = false
+		s.addItem(it)
 	default:
 		s.handlePod(e)
 	}
 }
 
 // add puts key in the work queue now (informer-style, deduplicated).
-func (s *Sim) add(k queueKey) {
-	if s.wq.dirty[k] {
+func (s *Sim) add(k queueKey) { s.addItem(s.wq.item(k)) }
+
+func (s *Sim) addItem(it *wqItem) {
+	if it.dirty {
 		return
 	}
-	s.wq.dirty[k] = true
-	s.q.push(event{at: s.now, kind: evProcess, key: k})
+	it.dirty = true
+	s.wq.ndirty++
+	s.q.push(event{at: s.now, kind: evProcess, item: it})
 }
 
 // addAfter puts key in the work queue after d, keeping only the earliest
 // pending delay per key (client-go's delaying queue).
-func (s *Sim) addAfter(k queueKey, d time.Duration) {
+func (s *Sim) addAfter(k queueKey, d time.Duration) { s.addAfterItem(s.wq.item(k), d) }
+
+func (s *Sim) addAfterItem(it *wqItem, d time.Duration) {
 	if d <= 0 {
-		s.add(k)
+		s.addItem(it)
 		return
 	}
 	at := s.now + d
-	if cur, ok := s.wq.waiting[k]; ok && cur <= at {
+	if it.waiting && it.waitAt <= at {
 		return
 	}
-	s.wq.waiting[k] = at
-	s.q.push(event{at: at, kind: evTimer, key: k})
+	it.waiting, it.waitAt = true, at
+	s.q.push(event{at: at, kind: evTimer, item: it})
 }
 
 // notify is how informers react to a change: the key is queued after the
@@ -323,7 +333,7 @@ func (s *Sim) endInstant() bool {
 // converged reports whether every Deployment is complete, no pod is
 // terminating and no controller has work queued.
 func (s *Sim) converged() bool {
-	if len(s.wq.dirty) > 0 || s.restartWaiting() {
+	if s.wq.ndirty > 0 || s.restartWaiting() {
 		return false
 	}
 	for _, k := range s.st.depKeys {
@@ -365,8 +375,8 @@ func rsReplicas(rs *appsv1.ReplicaSet) int32 {
 
 // syncDeployment is one sync of the Deployment controller: rollout.Plan on
 // the store as of now, then the plan applied as the API server would.
-func (s *Sim) syncDeployment(k queueKey) {
-	d := s.st.deployments[k.name]
+func (s *Sim) syncDeployment(k *wqItem) {
+	d := s.st.deployments[k.key.name]
 	if d == nil {
 		return
 	}
@@ -407,23 +417,23 @@ func (s *Sim) syncDeployment(k queueKey) {
 		return
 	}
 	if res.Requeue.RateLimited {
-		s.addAfter(k, s.wq.backoff(k))
+		s.addAfterItem(k, k.backoff())
 	}
 	if res.Requeue.After > 0 {
-		s.addAfter(k, res.Requeue.After)
+		s.addAfterItem(k, res.Requeue.After)
 	}
-	delete(s.wq.failures, k) // Forget: the sync succeeded
+	k.failures = 0 // Forget: the sync succeeded
 }
 
 // syncFailed requeues k through the rate limiter, as upstream's handleErr
 // does, and drops it after maxRetries failures.
-func (s *Sim) syncFailed(k queueKey) {
-	if s.wq.failures[k] < maxRetries {
-		s.addAfter(k, s.wq.backoff(k))
+func (s *Sim) syncFailed(k *wqItem) {
+	if k.failures < maxRetries {
+		s.addAfterItem(k, k.backoff())
 		return
 	}
-	delete(s.wq.failures, k)
-	s.note("dropping deployment %q out of the queue after %d retries", k.name, maxRetries)
+	k.failures = 0
+	s.note("dropping deployment %q out of the queue after %d retries", k.key.name, maxRetries)
 }
 
 // recordEvents records the events of a plan that upstream emits once the

@@ -73,8 +73,8 @@ func TestWorkQueueDedupe(t *testing.T) {
 	s.addAfter(k, 10*time.Second)
 	s.addAfter(k, 20*time.Second) // later than the pending timer: dropped
 	s.addAfter(k, 5*time.Second)  // earlier: replaces
-	if at := s.wq.waiting[k]; at != 5*time.Second {
-		t.Fatalf("waiting at %s, want 5s", at)
+	if it := s.wq.item(k); !it.waiting || it.waitAt != 5*time.Second {
+		t.Fatalf("waiting %v at %s, want 5s", it.waiting, it.waitAt)
 	}
 }
 
