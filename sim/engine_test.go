@@ -75,6 +75,7 @@ func TestPodsToDeleteSelection(t *testing.T) {
 			}
 			st.pods = append(st.pods, &Pod{Name: fmt.Sprint(i), Terminating: !m.active})
 			st.meta = append(st.meta, m)
+			st.hot = append(st.hot, hotWord(&m))
 		}
 		if st.active < 2 {
 			return
@@ -114,7 +115,7 @@ func TestPodsToDeleteSelection(t *testing.T) {
 				want = append(want, k.p)
 			}
 		}
-		metaBefore := slices.Clone(st.meta)
+		metaBefore, hotBefore := slices.Clone(st.meta), slices.Clone(st.hot)
 		got := s.podsToDelete(st, n)
 		if len(got) != n {
 			t.Fatalf("got %d pods, want %d", len(got), n)
@@ -124,7 +125,7 @@ func TestPodsToDeleteSelection(t *testing.T) {
 				t.Fatalf("pod %d: got %s, want %s", i, p.Name, want[i].Name)
 			}
 		}
-		if !slices.Equal(st.meta, metaBefore) {
+		if !slices.Equal(st.meta, metaBefore) || !slices.Equal(st.hot, hotBefore) {
 			t.Fatalf("ranking data changed by the selection")
 		}
 	})

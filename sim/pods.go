@@ -113,7 +113,7 @@ func (s *Sim) account(p *Pod, before podFlags) {
 			st.colo[after.slot]++
 		}
 		if !p.gone {
-			st.meta[p.idx] = p.rankMeta()
+			st.setMeta(p.idx, p.rankMeta())
 		}
 		if s.st.rsState[st.key] == st {
 			s.notifyRS(st.key)
@@ -186,6 +186,7 @@ func (s *Sim) createPod(rs *appsv1.ReplicaSet, st *rsState) error {
 	s.st.pods[name] = p
 	st.pods = append(st.pods, p)
 	st.meta = append(st.meta, podMeta{})
+	st.hot = append(st.hot, 0)
 	s.stats.PodsCreated++
 	s.account(p, podFlags{})
 	s.schedule(p)
@@ -380,6 +381,8 @@ func (s *Sim) removePod(p *Pod) {
 		st.pods = st.pods[:last]
 		st.meta[p.idx] = st.meta[last]
 		st.meta = st.meta[:last]
+		st.hot[p.idx] = st.hot[last]
+		st.hot = st.hot[:last]
 	}
 	if p.node != nil {
 		p.node.used--
@@ -632,22 +635,34 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 		for len(out) < n {
 			best := -1
 			var bestKey rankKey
-			for i := range st.meta {
-				m := &st.meta[i]
-				if !m.active {
+			for i, h := range st.hot {
+				if h&hotActive == 0 {
 					continue
 				}
-				rank := st.colo[m.slot]
-				if best < 0 || m.lessThan(st.pods[i], rank, &bestKey, now) {
-					best, bestKey = i, m.key(st.pods[i], rank, now)
+				// class and co-location rank decide most comparisons:
+				// read them from the packed word, the full data only on a tie
+				class, rank := uint8(h>>32), st.colo[int32(uint32(h))]
+				if best >= 0 {
+					if class != bestKey.class {
+						if class > bestKey.class {
+							continue
+						}
+					} else if rank != bestKey.rank {
+						if rank < bestKey.rank {
+							continue
+						}
+					} else if !st.meta[i].lessThan(st.pods[i], rank, &bestKey, now) {
+						continue
+					}
 				}
+				best, bestKey = i, st.meta[i].key(st.pods[i], rank, now)
 			}
 			picked[len(out)] = best
-			st.meta[best].active = false
+			st.hot[best] &^= hotActive
 			out = append(out, st.pods[best])
 		}
 		for _, i := range picked[:len(out)] {
-			st.meta[i].active = true
+			st.hot[i] |= hotActive
 		}
 		return out
 	}
@@ -686,6 +701,25 @@ type podMeta struct {
 	slot             int32
 	class            uint8
 	active, ready    bool
+}
+
+// hotActive is the active bit of a packed ranking word (see hotWord).
+const hotActive = 1 << 63
+
+// hotWord packs what most ranking comparisons read: active (bit 63), the
+// class (bits 32-39) and the node slot (bits 0-31).
+func hotWord(m *podMeta) uint64 {
+	h := uint64(m.class)<<32 | uint64(uint32(m.slot))
+	if m.active {
+		h |= hotActive
+	}
+	return h
+}
+
+// setMeta stores the ranking data of pods[i].
+func (st *rsState) setMeta(i int, m podMeta) {
+	st.meta[i] = m
+	st.hot[i] = hotWord(&m)
 }
 
 func (p *Pod) rankMeta() podMeta {

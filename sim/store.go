@@ -45,6 +45,7 @@ type rsState struct {
 	ownerKey string // namespace/name of the controlling Deployment, "" if none
 	pods     []*Pod
 	meta     []podMeta // meta[i] is the ranking data of pods[i]
+	hot      []uint64  // hot[i] is hotWord(&meta[i]): scanned first
 	colo     []int32   // active pods of the owner per node slot, shared by its ReplicaSets
 	minReady time.Duration
 
