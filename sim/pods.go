@@ -116,7 +116,7 @@ func (s *Sim) account(p *Pod, before podFlags) {
 			st.setMeta(p.idx, p.rankMeta())
 		}
 		if s.st.rsState[st.key] == st {
-			s.notifyRS(st.key)
+			s.notifyItem(st.item)
 		}
 	}
 }

@@ -284,6 +284,11 @@ func (s *Sim) notifyDeployment(key string) {
 
 func (s *Sim) notifyRS(key string) { s.notify(queueKey{ctrlReplicaSet, key}) }
 
+// notifyItem is notify for a key whose work-queue item is at hand.
+func (s *Sim) notifyItem(it *wqItem) {
+	s.addAfterItem(it, time.Duration(s.sc.Cluster.ControllerLatency))
+}
+
 // wall is the wall-clock instant of the virtual now.
 func (s *Sim) wall() time.Time { return Epoch.Add(s.now) }
 
@@ -522,7 +527,7 @@ func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 	rs.Status = appsv1.ReplicaSetStatus{}
 	s.st.replicaSets[key] = rs
 	s.st.indexRS(rs.Namespace, key)
-	st := &rsState{key: key, uid: rs.UID}
+	st := &rsState{key: key, uid: rs.UID, item: s.wq.item(queueKey{ctrlReplicaSet, key})}
 	s.st.rsState[key] = st
 	s.syncRSState(st, rs)
 	s.rsChanged(nil, rs)
@@ -624,7 +629,11 @@ func (s *Sim) rsChanged(old, cur *appsv1.ReplicaSet) {
 		}
 	}
 	if cur != nil {
-		s.notifyRS(s.st.key(cur.Namespace, cur.Name))
+		if st := s.st.rsState[s.st.key(cur.Namespace, cur.Name)]; st != nil {
+			s.notifyItem(st.item)
+		} else {
+			s.notifyRS(s.st.key(cur.Namespace, cur.Name))
+		}
 	}
 }
 

@@ -41,8 +41,9 @@ func notFoundError(resource, name string) error {
 type rsState struct {
 	key      string
 	uid      types.UID
-	owner    string // controller owner UID, or "rs:"+uid for an orphan
-	ownerKey string // namespace/name of the controlling Deployment, "" if none
+	owner    string  // controller owner UID, or "rs:"+uid for an orphan
+	ownerKey string  // namespace/name of the controlling Deployment, "" if none
+	item     *wqItem // the ReplicaSet controller's work-queue item of key
 	pods     []*Pod
 	meta     []podMeta // meta[i] is the ranking data of pods[i]
 	hot      []uint64  // hot[i] is hotWord(&meta[i]): scanned first
