@@ -55,6 +55,7 @@ type Violation struct {
 	Detail    string        `json:"detail"`
 }
 
+// String renders the violation as the -check flag prints it.
 func (v Violation) String() string {
 	return fmt.Sprintf("%s after step %d at %s: %s", v.Invariant, v.Step, offset(v.At), v.Detail)
 }
