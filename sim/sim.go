@@ -716,17 +716,27 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	s.observeRestart(d)
 }
 
-func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
+// storedForWrite returns the stored Deployment that a write of obj
+// replaces, after the API server's checks: it exists, and obj's
+// resourceVersion (when set) is the stored one.
+func (s *Sim) storedForWrite(obj *appsv1.Deployment, verb string) (*appsv1.Deployment, error) {
 	if obj == nil {
-		return fmt.Errorf("update deployment: nil object")
+		return nil, fmt.Errorf("%s: nil object", verb)
 	}
-	key := s.st.key(obj.Namespace, obj.Name)
-	old := s.st.deployments[key]
+	old := s.st.deployments[s.st.key(obj.Namespace, obj.Name)]
 	if old == nil {
-		return notFoundError("deployments.apps", obj.Name)
+		return nil, notFoundError("deployments.apps", obj.Name)
 	}
 	if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
-		return conflictError("deployments.apps", obj.Name)
+		return nil, conflictError("deployments.apps", obj.Name)
+	}
+	return old, nil
+}
+
+func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
+	old, err := s.storedForWrite(obj, "update deployment")
+	if err != nil {
+		return err
 	}
 	d := rollout.Default(obj)
 	s.writeDeploymentSpec(old, d)
@@ -736,17 +746,11 @@ func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
 // updateDeploymentStatus writes the status subresource: status and, as the
 // apps/v1 status strategy allows, metadata.annotations; never the spec.
 func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
-	if obj == nil {
-		return fmt.Errorf("update deployment status: nil object")
+	old, err := s.storedForWrite(obj, "update deployment status")
+	if err != nil {
+		return err
 	}
 	key := s.st.key(obj.Namespace, obj.Name)
-	old := s.st.deployments[key]
-	if old == nil {
-		return notFoundError("deployments.apps", obj.Name)
-	}
-	if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
-		return conflictError("deployments.apps", obj.Name)
-	}
 	c := *old
 	d := &c
 	// the plan's object is read-only: share its status, copying only the
