@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // benchScenario builds a scenario with n Deployments of r replicas each,
@@ -68,3 +69,14 @@ func BenchmarkRolling10k(b *testing.B) { benchRun(b, benchScenario(b, 1, 10000, 
 
 // BenchmarkRolling150k: 100 Deployments × 1,500 replicas rolled at once.
 func BenchmarkRolling150k(b *testing.B) { benchRun(b, benchScenario(b, 100, 1500, 1000)) }
+
+// BenchmarkRolling150kLatency: the same rollout with a 10 ms controller
+// reaction latency (cluster.controllerLatency), so that the work queue
+// deduplicates the bursts of ReplicaSet updates the way a busy real
+// controller's queue does. A different workload from BenchmarkRolling150k
+// (fewer Deployment syncs), reported beside it, not instead of it.
+func BenchmarkRolling150kLatency(b *testing.B) {
+	sc := benchScenario(b, 100, 1500, 1000)
+	sc.Cluster.ControllerLatency = Duration(10 * time.Millisecond)
+	benchRun(b, sc)
+}
