@@ -19,7 +19,8 @@ type Options struct {
 	Seed *uint64
 	// Until, when positive, replaces the scenario's time limit.
 	Until time.Duration
-	// Plan is passed to [rollout.PlanWith] on every sync.
+	// Plan is passed to [rollout.PlanWith] on every sync, with Quiet set
+	// (the simulator never reads explanations).
 	Plan rollout.Options
 	// NoTrace skips building the trace (frames); the summary is still
 	// computed. Benchmarks use it.
