@@ -299,6 +299,18 @@ func setReplicas(m map[string]string, desired, max int32) bool {
 	return changed
 }
 
+// ReplicasAnnotationsNeedUpdate reports whether [ReplicasAnnotations] would
+// change annotations (upstream's ReplicasAnnotationsNeedUpdate), without
+// copying or allocating.
+func ReplicasAnnotationsNeedUpdate(annotations map[string]string, desired, max int32) bool {
+	var buf [12]byte
+	if v, ok := annotations[DesiredReplicasAnnotation]; !ok || v != string(strconv.AppendInt(buf[:0], int64(desired), 10)) {
+		return true
+	}
+	v, ok := annotations[MaxReplicasAnnotation]
+	return !ok || v != string(strconv.AppendInt(buf[:0], int64(max), 10))
+}
+
 // ReplicasAnnotations returns a copy of annotations with desired-replicas
 // and max-replicas set to desired and max in decimal, and whether either
 // value changed (upstream SetReplicasAnnotations; the bool is also upstream's

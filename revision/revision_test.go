@@ -634,3 +634,23 @@ func TestPropertyAppendHistoryMatchesReference(t *testing.T) {
 		}
 	})
 }
+
+func TestReplicasAnnotationsNeedUpdateAgrees(t *testing.T) {
+	for _, ann := range []map[string]string{
+		nil, {}, {DesiredReplicasAnnotation: "3"}, {DesiredReplicasAnnotation: "3", MaxReplicasAnnotation: "4"},
+		{DesiredReplicasAnnotation: "03", MaxReplicasAnnotation: "4"}, {DesiredReplicasAnnotation: "3", MaxReplicasAnnotation: ""},
+		{DesiredReplicasAnnotation: "-1", MaxReplicasAnnotation: "-1"},
+	} {
+		for _, dm := range [][2]int32{{3, 4}, {-1, -1}, {0, 0}, {2147483647, 2147483647}} {
+			_, want := ReplicasAnnotations(ann, dm[0], dm[1])
+			if got := ReplicasAnnotationsNeedUpdate(ann, dm[0], dm[1]); got != want {
+				t.Errorf("%v %v: NeedUpdate = %v, ReplicasAnnotations changed = %v", ann, dm, got, want)
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		ReplicasAnnotationsNeedUpdate(map[string]string{DesiredReplicasAnnotation: "123", MaxReplicasAnnotation: "456"}, 123, 456)
+	}); n > 1 { // the map literal itself
+		t.Errorf("%v allocations", n)
+	}
+}

@@ -1,8 +1,6 @@
 package rollout
 
 import (
-	"maps"
-
 	appsv1 "k8s.io/api/apps/v1"
 )
 
@@ -22,10 +20,8 @@ func cloneRS(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
 	return &out
 }
 
-// cloneDeployment copies d for changing by replacement; its annotations,
-// which the sync changes in place, are copied.
+// cloneDeployment copies d for changing by replacement.
 func cloneDeployment(d *appsv1.Deployment) *appsv1.Deployment {
 	out := *d
-	out.Annotations = maps.Clone(d.Annotations)
 	return &out
 }

@@ -194,16 +194,19 @@ func (p *planner) isScalingEvent() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	for _, rs := range filterActive(appendRS(oldRSs, newRS)) {
-		desired, ok := desiredReplicas(rs)
-		if !ok {
-			continue
+	differs := func(rs *appsv1.ReplicaSet) bool {
+		if rs == nil || *rs.Spec.Replicas == 0 {
+			return false
 		}
-		if desired != *p.d.Spec.Replicas {
+		desired, ok := desiredReplicas(rs)
+		return ok && desired != *p.d.Spec.Replicas
+	}
+	for _, rs := range oldRSs {
+		if differs(rs) {
 			return true, nil
 		}
 	}
-	return false, nil
+	return differs(newRS), nil
 }
 
 // syncDeploymentStatus writes the calculated status if it changed.
@@ -212,7 +215,7 @@ func (p *planner) syncDeploymentStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv
 	if statusEqual(&p.d.Status, &newStatus) {
 		return nil
 	}
-	why := describeStatusChange(p.d.Status, newStatus)
+	why := p.statusWhy(p.d.Status, newStatus)
 	p.mut().Status = newStatus
 	return p.writeDeployment(true, why)
 }

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,7 +115,8 @@ func (p *planner) getAllReplicaSetsAndSyncRevision(create bool) (*appsv1.Replica
 	// so every later use sees that order. The list and the template do not
 	// change within a sync (a rollback ends it), so the look-up is done once.
 	if !p.looked {
-		p.rsList = sortedByCreation(p.rsList)
+		// rsList is the planner's own slice (claimReplicaSets built it).
+		slices.SortFunc(p.rsList, compareByCreation)
 		p.existing = findNewReplicaSet(p.d, p.rsList)
 		p.looked = true
 	}
@@ -263,10 +265,11 @@ func (p *planner) setRevision(rev string) bool {
 		return false
 	}
 	d := p.mut()
-	if d.Annotations == nil {
-		d.Annotations = map[string]string{}
-	}
-	d.Annotations[revision.RevisionAnnotation] = rev
+	// A new map: the old one may be shared with the snapshot or a result.
+	ann := make(map[string]string, len(d.Annotations)+1)
+	maps.Copy(ann, d.Annotations)
+	ann[revision.RevisionAnnotation] = rev
+	d.Annotations = ann
 	return true
 }
 

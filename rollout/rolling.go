@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"strconv"
 	"slices"
 
 	"github.com/deploymath/deploymath/fencepost"
@@ -20,7 +21,7 @@ func (p *planner) scaleReplicaSet(rs *appsv1.ReplicaSet, newScale int32, operati
 	d := p.d
 	desired := *d.Spec.Replicas
 	maxReplicas := desired + fencepost.MaxSurge(d)
-	_, annotationsChange := revision.ReplicasAnnotations(rs.Annotations, desired, maxReplicas)
+	annotationsChange := revision.ReplicasAnnotationsNeedUpdate(rs.Annotations, desired, maxReplicas)
 	sizeChange := *rs.Spec.Replicas != newScale
 	if !sizeChange && !annotationsChange {
 		return false, rs, nil
@@ -39,7 +40,9 @@ func (p *planner) scaleReplicaSet(rs *appsv1.ReplicaSet, newScale int32, operati
 		return false, rs, err
 	}
 	if sizeChange {
-		p.w.normal("ScalingReplicaSet", "Scaled %s replica set %s from %d to %d", operation, updated.Name, from, newScale)
+		p.w.res.Events = append(p.w.res.Events, Event{Type: corev1.EventTypeNormal, Reason: "ScalingReplicaSet",
+			Message: "Scaled " + operation + " replica set " + updated.Name + " from " + strconv.Itoa(int(from)) + " to " + strconv.Itoa(int(newScale)),
+			After:   len(p.w.res.Actions)})
 	}
 	return sizeChange, updated, nil
 }

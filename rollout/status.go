@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"fmt"
 	"math"
 	"reflect"
 	"strconv"
@@ -204,11 +203,11 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 	cur := getCondition(d.Status, appsv1.DeploymentProgressing)
 	isComplete := s.Replicas == s.UpdatedReplicas && cur != nil && cur.Reason == NewRSAvailableReason
 	if hasProgressDeadline(d) && !isComplete {
-		subject := func(format string) string {
+		subject := func(rest string) string {
 			if newRS != nil {
-				return fmt.Sprintf("ReplicaSet %q "+format, newRS.Name)
+				return "ReplicaSet " + strconv.Quote(newRS.Name) + " " + rest
 			}
-			return fmt.Sprintf("Deployment %q "+format, d.Name)
+			return "Deployment " + strconv.Quote(d.Name) + " " + rest
 		}
 		switch {
 		case deploymentComplete(d, &s):
@@ -236,7 +235,7 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 		p.w.res.Requeue = p.requeueStuck(s)
 		return nil
 	}
-	why := describeStatusChange(d.Status, s)
+	why := p.statusWhy(d.Status, s)
 	p.mut().Status = s
 	return p.writeDeployment(true, why)
 }
@@ -367,4 +366,13 @@ func int32PtrEqual(a, b *int32) bool {
 // monotonic readings and an equal location.
 func timeDeepEqual(a, b metav1.Time) bool {
 	return a == b || reflect.DeepEqual(a, b)
+}
+
+// statusWhy explains a status write. Quiet plans skip it unless the write
+// will be refused, since Stop quotes it.
+func (p *planner) statusWhy(old, s appsv1.DeploymentStatus) string {
+	if p.w.opts.Quiet && p.w.deploymentWrites == 0 {
+		return ""
+	}
+	return describeStatusChange(old, s)
 }

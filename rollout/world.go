@@ -41,12 +41,12 @@ type world struct {
 }
 
 func newWorld(s Snapshot, o Options) *world {
-	return &world{
-		opts:   o,
-		snap:   s,
-		res:    &Result{},
-		status: s.Deployment.Status,
-	}
+	a := &struct {
+		w world
+		r Result
+	}{}
+	a.w = world{opts: o, snap: s, res: &a.r, status: s.Deployment.Status}
+	return &a.w
 }
 
 func (w *world) event(typ, reason, format string, args ...any) {
