@@ -2,8 +2,8 @@ package rollout
 
 import (
 	"fmt"
-	"strconv"
 	"slices"
+	"strconv"
 
 	"github.com/deploymath/deploymath/fencepost"
 	"github.com/deploymath/deploymath/revision"
