@@ -11,6 +11,7 @@ import (
 	"github.com/deploymath/deploymath/rollout"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // load creates the scenario's objects at time 0 and schedules its steps.
@@ -292,18 +293,30 @@ func (s *Sim) editConfig(label string, e *EditConfig, secret bool) error {
 func (s *Sim) applyConfigMap(label string, manifest *corev1.ConfigMap) error {
 	key := objKey(manifest.Namespace, manifest.Name)
 	cm := manifest.DeepCopy()
-	verb := "creates"
-	if old := s.st.configMaps[key]; old != nil {
-		verb = "updates"
-		cm.UID, cm.CreationTimestamp = old.UID, old.CreationTimestamp
-	} else {
-		cm.UID, cm.CreationTimestamp = s.st.nextUID(), s.stamp()
+	var old *metav1.ObjectMeta
+	if o := s.st.configMaps[key]; o != nil {
+		old = &o.ObjectMeta
 	}
-	cm.ResourceVersion = s.st.nextRV()
+	verb := s.stampApplied(&cm.ObjectMeta, old)
 	s.st.configMaps[key] = cm
 	s.note("%s: apply %s configmap %s (%d keys)", label, verb, cm.Name, len(cm.Data)+len(cm.BinaryData))
 	s.observeRestart(cm)
 	return nil
+}
+
+// stampApplied gives an applied object its identity: the UID and creation
+// time of the stored object it replaces (nil when it is new, then fresh
+// ones) and a new resourceVersion. It returns the verb for the trace.
+func (s *Sim) stampApplied(m, old *metav1.ObjectMeta) string {
+	verb := "creates"
+	if old != nil {
+		verb = "updates"
+		m.UID, m.CreationTimestamp = old.UID, old.CreationTimestamp
+	} else {
+		m.UID, m.CreationTimestamp = s.st.nextUID(), s.stamp()
+	}
+	m.ResourceVersion = s.st.nextRV()
+	return verb
 }
 
 // applySecret is kubectl apply of a Secret: created, or its labels,
@@ -312,14 +325,11 @@ func (s *Sim) applyConfigMap(label string, manifest *corev1.ConfigMap) error {
 func (s *Sim) applySecret(label string, manifest *corev1.Secret) error {
 	key := objKey(manifest.Namespace, manifest.Name)
 	sec := storedSecret(manifest)
-	verb := "creates"
-	if old := s.st.secrets[key]; old != nil {
-		verb = "updates"
-		sec.UID, sec.CreationTimestamp = old.UID, old.CreationTimestamp
-	} else {
-		sec.UID, sec.CreationTimestamp = s.st.nextUID(), s.stamp()
+	var old *metav1.ObjectMeta
+	if o := s.st.secrets[key]; o != nil {
+		old = &o.ObjectMeta
 	}
-	sec.ResourceVersion = s.st.nextRV()
+	verb := s.stampApplied(&sec.ObjectMeta, old)
 	s.st.secrets[key] = sec
 	s.note("%s: apply %s secret %s (%d keys)", label, verb, sec.Name, len(sec.Data))
 	s.observeRestart(sec)
