@@ -39,6 +39,24 @@
 // upstream would send, so a caller that applies actions with optimistic
 // concurrency sees the same thing.
 //
+// # Upstream bugs, reproduced
+//
+// The zero [Options] reproduce upstream exactly, including its known bugs;
+// each is pinned by a test:
+//
+//   - proportional scaling multiplies in int32, so very large Deployments
+//     get nonsense (even negative) sizes, which the API server refuses
+//     ([Options.FixProportionOverflow] computes in 64 bits);
+//   - a Recreate Deployment whose two ReplicaSets are both active when a
+//     scaling event arrives never makes progress;
+//   - the scale-down budget counts the available pods a just-shrunk
+//     ReplicaSet still reports, so after a mid-rollout scale-down
+//     availability can dip below minAvailable;
+//   - the write conflicts described above, which cost a requeue.
+//
+// [Options.DisableTerminatingReplicas] models a cluster with the
+// DeploymentReplicaSetTerminatingReplicas feature gate off.
+//
 // # Explaining decisions
 //
 // Every action carries the reason it was planned, in numbers, and
