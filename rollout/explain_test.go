@@ -1,0 +1,130 @@
+package rollout
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Explain lists every action with its reason, the events, the notes and
+// the stop, in that order.
+func TestExplainNginxRollout(t *testing.T) {
+	d := testDeployment(3, "25%", "25%")
+	s, _ := rollToEnd(t, Snapshot{Deployment: d, Now: t0})
+	v1 := s.ReplicaSets[0].Name
+	s.Deployment = withImage(s.Deployment, "nginx:1.16.1")
+	next, r := step(t, s)
+	got := r.Explain()
+	for _, want := range []string{
+		"1. create replica set web-",
+		"with 1 replicas: no replica set has the pod template; revision 2",
+		"total 3 < replicas 3 + maxSurge 1, room for 1, capped by 3 still missing",
+		"2. update status of deployment web: record revision 2 and Progressing=True NewReplicaSetCreated",
+		"event: Normal ScalingReplicaSet Scaled up replica set web-",
+		"note: old replica sets stay: maxScaledDown 0 = all pods 4 - minAvailable 3 - unavailable new pods 1",
+		"stopped: ",
+		"upstream sends the deployment read at the start of the sync again after an earlier write: conflict (requeue rate-limited)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Explain lacks %q:\n%s", want, got)
+		}
+	}
+	// Once the new pod is available, the old ReplicaSet gives one up and
+	// the reason is in numbers.
+	_, r = step(t, settle(next))
+	if got := r.Explain(); !strings.Contains(got, "1. scale down "+v1+" from 3 to 2: available 4 > minAvailable 3, may remove 1") {
+		t.Errorf("Explain:\n%s", got)
+	}
+	if got := (&Result{}).Explain(); got != "no writes\n" {
+		t.Errorf("empty result: %q", got)
+	}
+	if got := (&Result{Requeue: Requeue{After: 90 * time.Second}}).Explain(); !strings.Contains(got, "requeue: after 1m30s") {
+		t.Errorf("requeue: %q", got)
+	}
+}
+
+func TestCreateFailed(t *testing.T) {
+	d := testDeployment(3, "25%", "25%")
+	r, err := CreateFailed(Snapshot{Deployment: d, Now: t0}, "web-abc", errors.New("quota exceeded"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := `Failed to create new replica set "web-abc": quota exceeded`
+	if diff := cmp.Diff([]Event{{Type: "Warning", Reason: "ReplicaSetCreateError", Message: msg, After: 1}}, r.Events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	st, ok := r.Actions[0].(UpdateDeploymentStatus)
+	if !ok || len(r.Actions) != 1 {
+		t.Fatalf("want one status write:\n%s", r.Explain())
+	}
+	c := getCondition(st.Deployment.Status, appsv1.DeploymentProgressing)
+	if c == nil || c.Status != corev1.ConditionFalse || c.Reason != FailedRSCreateReason || c.Message != msg {
+		t.Errorf("Progressing = %+v", c)
+	}
+	if r.Stop != "quota exceeded" || !r.Requeue.RateLimited {
+		t.Errorf("Stop %q, Requeue %+v", r.Stop, r.Requeue)
+	}
+	// Without a progress deadline only the event is recorded.
+	d.Spec.ProgressDeadlineSeconds = nil
+	r, _ = CreateFailed(Snapshot{Deployment: d, Now: t0}, "web-abc", errors.New("quota exceeded"))
+	if len(r.Actions) != 0 || len(r.Events) != 1 {
+		t.Errorf("no deadline:\n%s", r.Explain())
+	}
+	if _, err := CreateFailed(Snapshot{}, "x", errors.New("e")); err == nil {
+		t.Error("nil deployment accepted")
+	}
+	if _, err := CreateFailed(Snapshot{Deployment: d}, "x", nil); err == nil {
+		t.Error("nil cause accepted")
+	}
+}
+
+// Apply refuses what an API server refuses, naming the action.
+func TestApplyRefusals(t *testing.T) {
+	d := testDeployment(3, "25%", "25%")
+	rs := testRS(d, "a", 1, 3, 3, t0)
+	s := Snapshot{Deployment: d, ReplicaSets: []*appsv1.ReplicaSet{rs}, Now: t0}
+	stale := rs.DeepCopy()
+	stale.ResourceVersion = "4"
+	missing := rs.DeepCopy()
+	missing.Name = "web-gone"
+	cases := map[string]struct {
+		a    Action
+		want string
+	}{
+		"stale update":  {ScaleReplicaSet{ReplicaSet: stale, From: 3, To: 2}, "the object has been modified"},
+		"missing":       {UpdateReplicaSet{ReplicaSet: missing}, `"web-gone" not found`},
+		"exists":        {CreateReplicaSet{ReplicaSet: rs}, "already exists"},
+		"uid mismatch":  {DeleteReplicaSet{Namespace: "default", Name: rs.Name, UID: "other"}, "precondition failed"},
+		"stale status":  {UpdateDeploymentStatus{Deployment: func() *appsv1.Deployment { x := d.DeepCopy(); x.ResourceVersion = "1"; return x }()}, "deployments.apps"},
+		"delete absent": {DeleteReplicaSet{Namespace: "default", Name: "nope"}, "not found"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, err := Apply(s, &Result{Actions: []Action{tc.a}})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "action 1") {
+				t.Fatalf("err = %v, want one naming action 1 and %q", err, tc.want)
+			}
+			if len(out.ReplicaSets) != 1 || out.ReplicaSets[0] != rs {
+				t.Errorf("refused action changed the snapshot")
+			}
+		})
+	}
+	// A generation bump on spec change, none on an annotation-only change.
+	up := rs.DeepCopy()
+	up.Annotations = map[string]string{"x": "y"}
+	out, err := Apply(s, &Result{Actions: []Action{UpdateReplicaSet{ReplicaSet: up}}})
+	if err != nil || out.ReplicaSets[0].Generation != rs.Generation || out.ReplicaSets[0].ResourceVersion != "6" {
+		t.Errorf("annotation update: err %v, generation %d, rv %s", err, out.ReplicaSets[0].Generation, out.ReplicaSets[0].ResourceVersion)
+	}
+	sc := rs.DeepCopy()
+	sc.Spec.Replicas = ptr(int32(1))
+	out, _ = Apply(s, &Result{Actions: []Action{ScaleReplicaSet{ReplicaSet: sc, From: 3, To: 1}}})
+	if out.ReplicaSets[0].Generation != rs.Generation+1 || !cmp.Equal(out.ReplicaSets[0].Status, rs.Status) {
+		t.Errorf("scale: generation %d, status %+v", out.ReplicaSets[0].Generation, out.ReplicaSets[0].Status)
+	}
+}
