@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/deploymath/deploymath/fencepost"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -86,6 +88,12 @@ type planner struct {
 	looked   bool
 	// existingInSync records that existing needs no revision sync.
 	existingInSync bool
+	// fenceposts caches the resolved maxSurge and maxUnavailable: the
+	// spec does not change within a sync.
+	fenceposts struct {
+		surge, unavailable int32
+		ok                 bool
+	}
 }
 
 // mut returns the Deployment for changing, copying it first if it is still
@@ -224,4 +232,25 @@ func appendRS(old []*appsv1.ReplicaSet, rs *appsv1.ReplicaSet) []*appsv1.Replica
 	out := make([]*appsv1.ReplicaSet, 0, len(old)+1)
 	out = append(out, old...)
 	return append(out, rs)
+}
+
+// maxSurge is fencepost.MaxSurge of the Deployment, resolved once per sync.
+func (p *planner) maxSurge() int32 {
+	p.resolveFenceposts()
+	return p.fenceposts.surge
+}
+
+// maxUnavailable is fencepost.MaxUnavailable of the Deployment, resolved
+// once per sync.
+func (p *planner) maxUnavailable() int32 {
+	p.resolveFenceposts()
+	return p.fenceposts.unavailable
+}
+
+func (p *planner) resolveFenceposts() {
+	if !p.fenceposts.ok {
+		p.fenceposts.surge = fencepost.MaxSurge(p.d)
+		p.fenceposts.unavailable = fencepost.MaxUnavailable(p.d)
+		p.fenceposts.ok = true
+	}
 }

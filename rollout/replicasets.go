@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/deploymath/deploymath/fencepost"
 	"github.com/deploymath/deploymath/hashing"
 	"github.com/deploymath/deploymath/revision"
 	appsv1 "k8s.io/api/apps/v1"
@@ -133,7 +132,7 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 	d := p.d
 	maxOldRevision := revision.MaxRevision(oldRSs)
 	newRevision := strconv.FormatInt(maxOldRevision+1, 10)
-	maxSurge := fencepost.MaxSurge(d)
+	maxSurge := p.maxSurge()
 
 	if existing != nil && p.existingInSync {
 		// An earlier look-up in this sync found nothing to write for it, and
@@ -187,7 +186,7 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 		},
 	}
 	allRSs := appendRS(oldRSs, rs)
-	newReplicas, why := newRSNewReplicas(d, allRSs, rs, p.w.opts.Quiet)
+	newReplicas, why := newRSNewReplicas(d, allRSs, rs, maxSurge, p.w.opts.Quiet)
 	*rs.Spec.Replicas = newReplicas
 	rs.Annotations, _ = revision.NewReplicaSetAnnotations(d, rs, newRevision, false, maxSurge)
 
@@ -275,12 +274,11 @@ func (p *planner) setRevision(rev string) bool {
 
 // newRSNewReplicas is the size the new ReplicaSet may grow to now, with the
 // reasoning in words.
-func newRSNewReplicas(d *appsv1.Deployment, allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, quiet bool) (int32, string) {
+func newRSNewReplicas(d *appsv1.Deployment, allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, surge int32, quiet bool) (int32, string) {
 	replicas := *d.Spec.Replicas
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
 		return replicas, fmt.Sprintf("Recreate: the new replica set gets all %d replicas", replicas)
 	}
-	surge, _ := fencepost.Scaled(d.Spec.Strategy.RollingUpdate.MaxSurge, replicas, true)
 	current := sumSpec(allRSs)
 	maxTotal := replicas + surge
 	if current >= maxTotal {

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/deploymath/deploymath/fencepost"
 	"github.com/deploymath/deploymath/revision"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -20,7 +19,7 @@ import (
 func (p *planner) scaleReplicaSet(rs *appsv1.ReplicaSet, newScale int32, operation, why string) (bool, *appsv1.ReplicaSet, error) {
 	d := p.d
 	desired := *d.Spec.Replicas
-	maxReplicas := desired + fencepost.MaxSurge(d)
+	maxReplicas := desired + p.maxSurge()
 	annotationsChange := revision.ReplicasAnnotationsNeedUpdate(rs.Annotations, desired, maxReplicas)
 	sizeChange := *rs.Spec.Replicas != newScale
 	if !sizeChange && !annotationsChange {
@@ -99,7 +98,7 @@ func (p *planner) reconcileNewReplicaSet(allRSs []*appsv1.ReplicaSet, newRS *app
 		scaled, _, err := p.scaleAndRecord(newRS, replicas, fmt.Sprintf("the new replica set is above spec.replicas %d", replicas))
 		return scaled, err
 	}
-	n, why := newRSNewReplicas(p.d, allRSs, newRS, p.w.opts.Quiet)
+	n, why := newRSNewReplicas(p.d, allRSs, newRS, p.maxSurge(), p.w.opts.Quiet)
 	scaled, _, err := p.scaleAndRecord(newRS, n, why)
 	return scaled, err
 }
@@ -112,7 +111,7 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 		return false, nil
 	}
 	allPods := sumSpec(allRSs)
-	maxUnavailable := fencepost.MaxUnavailable(d)
+	maxUnavailable := p.maxUnavailable()
 	minAvailable := *d.Spec.Replicas - maxUnavailable
 	newUnavailable := *newRS.Spec.Replicas - newRS.Status.AvailableReplicas
 	maxScaledDown := allPods - minAvailable - newUnavailable
@@ -170,7 +169,7 @@ func (p *planner) cleanupUnhealthyReplicas(oldRSs []*appsv1.ReplicaSet, maxClean
 
 func (p *planner) scaleDownOldReplicaSetsForRollingUpdate(allRSs, oldRSs []*appsv1.ReplicaSet, budget string) (int32, error) {
 	d := p.d
-	minAvailable := *d.Spec.Replicas - fencepost.MaxUnavailable(d)
+	minAvailable := *d.Spec.Replicas - p.maxUnavailable()
 	available := sumStatus(allRSs, statusAvailable)
 	if available <= minAvailable {
 		p.note("no healthy old replica can go: available %d <= minAvailable %d", available, minAvailable)

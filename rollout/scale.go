@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/deploymath/deploymath/fencepost"
 	"github.com/deploymath/deploymath/revision"
 	appsv1 "k8s.io/api/apps/v1"
 )
@@ -111,7 +110,7 @@ func (p *planner) proportions(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.Replica
 	var out proportional
 	out.current = sumSpec(active)
 	if replicas > 0 {
-		out.allowed = replicas + fencepost.MaxSurge(d)
+		out.allowed = replicas + p.maxSurge()
 	}
 	out.toAdd = out.allowed - out.current
 	switch {
@@ -178,7 +177,7 @@ func (p *planner) fraction(rs *appsv1.ReplicaSet) (int32, string) {
 	if *d.Spec.Replicas == 0 {
 		return -spec, fmt.Sprintf("scaling to zero removes all %d", spec)
 	}
-	maxReplicas := *d.Spec.Replicas + fencepost.MaxSurge(d)
+	maxReplicas := *d.Spec.Replicas + p.maxSurge()
 	before, ok := revision.MaxReplicas(rs)
 	source := "max-replicas annotation"
 	if !ok || before == 0 {

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/deploymath/deploymath/fencepost"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -128,12 +127,12 @@ func (p *planner) calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.Rep
 		CollisionCount:      d.Status.CollisionCount,
 	}
 	if !p.w.opts.DisableTerminatingReplicas {
-		s.TerminatingReplicas = terminatingReplicas(allRSs)
+		s.TerminatingReplicas = terminatingReplicas(allRSs, d.Status.TerminatingReplicas)
 	}
 	if len(d.Status.Conditions) > 0 {
 		s.Conditions = append(make([]appsv1.DeploymentCondition, 0, len(d.Status.Conditions)+1), d.Status.Conditions...)
 	}
-	if available >= *d.Spec.Replicas-fencepost.MaxUnavailable(d) {
+	if available >= *d.Spec.Replicas-p.maxUnavailable() {
 		setCondition(&s, newCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue, MinimumReplicasAvailable, "Deployment has minimum availability.", p.w.snap.Now))
 	} else {
 		setCondition(&s, newCondition(appsv1.DeploymentAvailable, corev1.ConditionFalse, MinimumReplicasUnavailable, "Deployment does not have minimum availability.", p.w.snap.Now))
@@ -144,7 +143,8 @@ func (p *planner) calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.Rep
 // terminatingReplicas sums status.terminatingReplicas; nil as soon as a
 // ReplicaSet its controller has synced has not reported it. ReplicaSets never
 // synced (observedGeneration 0, no field) do not count.
-func terminatingReplicas(rss []*appsv1.ReplicaSet) *int32 {
+// An unchanged value reuses old (read-only, never written through).
+func terminatingReplicas(rss []*appsv1.ReplicaSet, old *int32) *int32 {
 	var n int32
 	for _, rs := range rss {
 		switch {
@@ -155,6 +155,9 @@ func terminatingReplicas(rss []*appsv1.ReplicaSet) *int32 {
 		default:
 			n += *rs.Status.TerminatingReplicas
 		}
+	}
+	if old != nil && *old == n {
+		return old
 	}
 	return &n
 }
