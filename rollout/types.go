@@ -200,7 +200,10 @@ type UpdateDeployment struct {
 // object also carries annotation changes (the revision annotation): the
 // apps/v1 status strategy keeps metadata.annotations from the request.
 type UpdateDeploymentStatus struct {
-	// Deployment is the whole object to write.
+	// Deployment is the whole object to write. Its top-level struct is
+	// allocated for this Result and referenced nowhere else in it, so a
+	// caller may take it over (set its resourceVersion, store it); what it
+	// points to may be shared and stays read-only.
 	Deployment *appsv1.Deployment
 	// Why explains the decision.
 	Why string

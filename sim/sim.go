@@ -501,7 +501,7 @@ func (s *Sim) apply(a rollout.Action) error {
 	case rollout.UpdateDeployment:
 		return s.updateDeployment(a.Deployment)
 	case rollout.UpdateDeploymentStatus:
-		return s.updateDeploymentStatus(a.Deployment)
+		return s.updateDeploymentStatus(a.Deployment, true)
 	}
 	return fmt.Errorf("unknown action %T", a)
 }
@@ -746,19 +746,32 @@ func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
 
 // updateDeploymentStatus writes the status subresource: status and, as the
 // apps/v1 status strategy allows, metadata.annotations; never the spec.
-func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
+// owned says obj was allocated for the caller (a plan's status write, see
+// rollout.UpdateDeploymentStatus) and may be taken over by the store.
+func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment, owned bool) error {
 	old, err := s.storedForWrite(obj, "update deployment status")
 	if err != nil {
 		return err
 	}
 	key := s.st.key(obj.Namespace, obj.Name)
-	c := *old
-	d := &c
-	// the plan's object is read-only: share its status, copying only the
-	// conditions whose times the API server truncates
-	d.Status = obj.Status
+	var d *appsv1.Deployment
+	if owned {
+		// Take over the plan's freshly allocated object instead of
+		// allocating a copy of the stored one; everything but the status
+		// and the annotations still comes from the stored object.
+		d = obj
+		status, annotations := obj.Status, obj.Annotations
+		d.TypeMeta, d.ObjectMeta, d.Spec = old.TypeMeta, old.ObjectMeta, old.Spec
+		d.Status, d.Annotations = status, annotations
+	} else {
+		c := *old
+		d = &c
+		d.Status = obj.Status
+		d.Annotations = obj.Annotations
+	}
+	// What obj points to stays shared and read-only: the conditions are
+	// replaced, with the times the API server truncates.
 	d.Status.Conditions = truncConditionTimes(obj.Status.Conditions)
-	d.Annotations = obj.Annotations
 	d.ResourceVersion = s.st.nextRV()
 	s.st.deployments[key] = d
 	s.notifyDeployment(key)

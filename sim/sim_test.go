@@ -224,12 +224,25 @@ func TestStoreConcurrency(t *testing.T) {
 	w := stored.DeepCopy()
 	w.Status.ObservedGeneration = 1
 	w.Spec.Paused = true // ignored by a status write
-	if err := s.updateDeploymentStatus(w); err != nil {
+	if err := s.updateDeploymentStatus(w, false); err != nil {
 		t.Fatal(err)
 	}
 	got := s.st.deployments["default/web"]
 	if got.Spec.Paused || got.Status.ObservedGeneration != 1 || got.Generation != 1 {
 		t.Fatalf("status write: paused=%v observedGeneration=%d generation=%d", got.Spec.Paused, got.Status.ObservedGeneration, got.Generation)
+	}
+	// A plan's own object is taken over, but still only its status and
+	// annotations count.
+	owned := got.DeepCopy()
+	owned.Status.Replicas = 7
+	owned.Spec.Paused = true
+	owned.Annotations = map[string]string{"a": "b"}
+	if err := s.updateDeploymentStatus(owned, true); err != nil {
+		t.Fatal(err)
+	}
+	got = s.st.deployments["default/web"]
+	if got.Spec.Paused || got.Status.Replicas != 7 || got.Annotations["a"] != "b" || got.ResourceVersion == stored.ResourceVersion {
+		t.Fatalf("owned status write: paused=%v replicas=%d annotations=%v rv=%s", got.Spec.Paused, got.Status.Replicas, got.Annotations, got.ResourceVersion)
 	}
 	stale.Spec.Paused = true
 	if err := s.updateDeployment(stale); err == nil || !strings.Contains(err.Error(), "the object has been modified") {
