@@ -57,6 +57,23 @@
 // [Options.DisableTerminatingReplicas] models a cluster with the
 // DeploymentReplicaSetTerminatingReplicas feature gate off.
 //
+// # Where Plan differs from upstream
+//
+// Only where upstream would panic, call a server, or read a clock:
+//
+//   - invalid input is an error naming the field, never a panic;
+//   - proportional scaling with neither a usable max-replicas annotation nor
+//     a non-zero status.replicas gives the ReplicaSet no share (upstream
+//     divides by zero); the leftover rule places the difference;
+//   - before adopting an orphan, upstream re-reads the Deployment from the
+//     server to check it is not being deleted; Plan trusts the snapshot;
+//   - condition times are Now cut to whole seconds in UTC, which is what
+//     the API server stores;
+//   - a hash collision is detected from the snapshot (which holds every
+//     ReplicaSet of the namespace) instead of from an AlreadyExists answer.
+//
+// Each is pinned by a test.
+//
 // # Explaining decisions
 //
 // Every action carries the reason it was planned, in numbers, and

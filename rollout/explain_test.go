@@ -2,10 +2,12 @@ package rollout
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/deploymath/deploymath/hashing"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -126,5 +128,104 @@ func TestApplyRefusals(t *testing.T) {
 	out, _ = Apply(s, &Result{Actions: []Action{ScaleReplicaSet{ReplicaSet: sc, From: 3, To: 1}}})
 	if out.ReplicaSets[0].Generation != rs.Generation+1 || !cmp.Equal(out.ReplicaSets[0].Status, rs.Status) {
 		t.Errorf("scale: generation %d, status %+v", out.ReplicaSets[0].Generation, out.ReplicaSets[0].Status)
+	}
+}
+
+// A ReplicaSet written again after being created in the same plan is sent
+// without the planner's placeholder UID.
+func TestWriteAfterCreateCarriesNoPlaceholderUID(t *testing.T) {
+	d := testDeployment(3, "25%", "25%")
+	w := newWorld(Snapshot{Deployment: d, Now: t0}, Options{})
+	rs := testRS(d, "new", 1, 1, 0, t0)
+	rs.UID = ""
+	created := w.createRS(rs, "test")
+	if _, err := w.updateRS(created, func(c *appsv1.ReplicaSet) { c.Spec.Replicas = ptr(int32(2)) },
+		func(c *appsv1.ReplicaSet) Action { return ScaleReplicaSet{ReplicaSet: c, From: 1, To: 2} }); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range w.res.Actions {
+		var uid string
+		switch a := a.(type) {
+		case CreateReplicaSet:
+			uid = string(a.ReplicaSet.UID)
+		case ScaleReplicaSet:
+			uid = string(a.ReplicaSet.UID)
+		}
+		if uid != "" {
+			t.Errorf("action %d carries UID %q", i+1, uid)
+		}
+	}
+}
+
+// With no usable max-replicas annotation and status.replicas 0, upstream
+// divides by zero; Plan gives the ReplicaSet no share and lets the leftover
+// rule place the difference (documented in the package doc).
+func TestProportionWithoutBase(t *testing.T) {
+	d := testDeployment(10, "0", "1")
+	d.Status.Replicas = 0
+	a := testRS(withImage(d, "nginx:a"), "a", 1, 4, 4, t0)
+	b := testRS(withImage(d, "nginx:b"), "b", 2, 4, 4, t0.Add(time.Minute))
+	for _, rs := range []*appsv1.ReplicaSet{a, b} {
+		rs.Annotations["deployment.kubernetes.io/desired-replicas"] = "8"
+		delete(rs.Annotations, "deployment.kubernetes.io/max-replicas")
+	}
+	r, err := Plan(Snapshot{Deployment: d, ReplicaSets: []*appsv1.ReplicaSet{a, b}, Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, act := range r.Actions {
+		if sc, ok := act.(ScaleReplicaSet); ok && sc.From != sc.To {
+			got = append(got, sc.ReplicaSet.Name+" "+strconv.Itoa(int(sc.From))+"->"+strconv.Itoa(int(sc.To)))
+		}
+	}
+	// Both shares are 0; the +2 leftover goes to the first in the growing
+	// order (equal sizes: the newer one).
+	if diff := cmp.Diff([]string{"web-b 4->6"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s\n%s", diff, r.Explain())
+	}
+}
+
+// A ReplicaSet of another template under the name the hash gives: the
+// collision count goes up, the sync ends, and the next one uses the new hash.
+func TestHashCollision(t *testing.T) {
+	d := testDeployment(3, "25%", "25%")
+	name := "web-" + hashing.PodTemplateHash(&d.Spec.Template, nil)
+	squatter := testRS(withImage(d, "other:1"), "x", 1, 0, 0, t0)
+	squatter.Name, squatter.OwnerReferences = name, nil
+	squatter.Labels = map[string]string{"team": "other"} // not selected, so not adopted
+	s := Snapshot{Deployment: d, ReplicaSets: []*appsv1.ReplicaSet{squatter}, Now: t0}
+	r, err := Plan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ok := r.Actions[0].(UpdateDeploymentStatus)
+	if len(r.Actions) != 1 || !ok || st.Deployment.Status.CollisionCount == nil || *st.Deployment.Status.CollisionCount != 1 {
+		t.Fatalf("want collisionCount 1 recorded:\n%s", r.Explain())
+	}
+	if !strings.Contains(r.Stop, "already exists") || !r.Requeue.RateLimited {
+		t.Errorf("Stop %q, Requeue %+v", r.Stop, r.Requeue)
+	}
+	next, err := Apply(s, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ = Plan(next)
+	c, ok := r.Actions[0].(CreateReplicaSet)
+	want := "web-" + hashing.PodTemplateHash(&d.Spec.Template, ptr(int32(1)))
+	if !ok || c.ReplicaSet.Name != want || want == name {
+		t.Fatalf("want %s created:\n%s", want, r.Explain())
+	}
+}
+
+// Condition times are Now cut to whole seconds, in UTC.
+func TestConditionTimesWholeSecondsUTC(t *testing.T) {
+	d := testDeployment(3, "25%", "25%")
+	now := time.Date(2026, 1, 2, 4, 4, 5, 987654321, time.FixedZone("CET", 3600))
+	r, _ := Plan(Snapshot{Deployment: d, Now: now})
+	st := r.Actions[1].(UpdateDeploymentStatus)
+	c := getCondition(st.Deployment.Status, appsv1.DeploymentProgressing)
+	if want := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC); c == nil || c.LastUpdateTime.Time != want || c.LastTransitionTime.Time != want {
+		t.Errorf("Progressing times = %+v, want %v", c, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/deploymath/deploymath/fencepost"
+	"github.com/deploymath/deploymath/revision"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -206,7 +207,7 @@ func (p *planner) isScalingEvent() (bool, error) {
 		if rs == nil || *rs.Spec.Replicas == 0 {
 			return false
 		}
-		desired, ok := desiredReplicas(rs)
+		desired, ok := revision.DesiredReplicas(rs)
 		return ok && desired != *p.d.Spec.Replicas
 	}
 	for _, rs := range oldRSs {

@@ -9,9 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 )
 
-// desiredReplicas reads the desired-replicas annotation.
-func desiredReplicas(rs *appsv1.ReplicaSet) (int32, bool) { return revision.DesiredReplicas(rs) }
-
 // findActiveOrLatest returns the only active ReplicaSet, or the newest one
 // when none is active, or nil when several are active. Like upstream it
 // leaves oldRSs sorted newest first (the caller's later loops see that order).

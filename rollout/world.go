@@ -3,11 +3,16 @@ package rollout
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
+
+// plannedUIDPrefix marks the placeholder UID of a ReplicaSet created in this
+// plan, used only to track its versions; it never appears in an action.
+const plannedUIDPrefix = "deploymath-planned-"
 
 // errConflict is what a write returns when upstream would send a stale
 // object: the API server answers 409 Conflict and the sync ends with an error.
@@ -89,7 +94,15 @@ func (w *world) updateRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet
 		return nil, fmt.Errorf("ReplicaSet.apps %q is invalid: spec.replicas: Invalid value: %d: must be greater than or equal to 0", rs.Name, *rs.Spec.Replicas)
 	}
 	rs.ResourceVersion = w.rsPrecondition(base)
-	w.res.Actions = append(w.res.Actions, emit(rs))
+	out := rs
+	if strings.HasPrefix(string(rs.UID), plannedUIDPrefix) {
+		// Written after being created in this plan: the real UID is the
+		// server's, so the action carries none.
+		c := *rs
+		c.UID = ""
+		out = &c
+	}
+	w.res.Actions = append(w.res.Actions, emit(out))
 	return w.written(rs), nil
 }
 
@@ -125,7 +138,7 @@ func (w *world) createRS(rs *appsv1.ReplicaSet, why string) *appsv1.ReplicaSet {
 	w.createdSeq++
 	created := cloneRS(out)
 	if created.UID == "" {
-		created.UID = types.UID(fmt.Sprintf("deploymath-planned-%d/%s", w.createdSeq, created.Name))
+		created.UID = types.UID(fmt.Sprintf("%s%d/%s", plannedUIDPrefix, w.createdSeq, created.Name))
 	}
 	return w.written(created)
 }
