@@ -291,7 +291,8 @@ func lineOf(src []byte, path string) int {
 						if n == want {
 							start, indent, found, ok = i, ind, i+1, true
 							// the item's own keys sit after "- "
-							lines[i] = strings.Repeat(" ", ind) + "  " + strings.TrimPrefix(t, "-")[1:]
+							// ("-" alone on its line has none)
+							lines[i] = strings.Repeat(" ", ind) + "  " + strings.TrimPrefix(strings.TrimPrefix(t, "-"), " ")
 							indent = ind
 							break
 						}
