@@ -3,7 +3,6 @@ package rollout
 import (
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/deploymath/deploymath/fencepost"
 	"github.com/deploymath/deploymath/revision"
@@ -37,8 +36,7 @@ func PlanWith(s Snapshot, o Options) (*Result, error) {
 	// A selector that selects everything is refused before anything else,
 	// even before validation: upstream only records observedGeneration.
 	d := s.Deployment
-	everything := metav1.LabelSelector{}
-	if reflect.DeepEqual(d.Spec.Selector, &everything) {
+	if selectsEverything(d.Spec.Selector) {
 		w.warning("SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
 		if d.Status.ObservedGeneration < d.Generation {
 			d = cloneDeployment(d)
@@ -254,4 +252,12 @@ func (p *planner) resolveFenceposts() {
 		p.fenceposts.unavailable = fencepost.MaxUnavailable(p.d)
 		p.fenceposts.ok = true
 	}
+}
+
+// selectsEverything is upstream's reflect.DeepEqual(selector,
+// &metav1.LabelSelector{}) without reflection: a non-nil selector whose
+// fields are all nil. An empty but non-nil map or slice is not "everything"
+// to reflect.DeepEqual, and not here either.
+func selectsEverything(sel *metav1.LabelSelector) bool {
+	return sel != nil && sel.MatchLabels == nil && sel.MatchExpressions == nil
 }

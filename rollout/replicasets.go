@@ -129,16 +129,16 @@ func (p *planner) getAllReplicaSetsAndSyncRevision(create bool) (*appsv1.Replica
 }
 
 func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, error) {
-	d := p.d
-	maxOldRevision := revision.MaxRevision(oldRSs)
-	newRevision := strconv.FormatInt(maxOldRevision+1, 10)
-	maxSurge := p.maxSurge()
-
 	if existing != nil && p.existingInSync {
 		// An earlier look-up in this sync found nothing to write for it, and
 		// nothing it depends on has changed since.
 		return existing, nil
 	}
+	d := p.d
+	maxOldRevision := revision.MaxRevision(oldRSs)
+	newRevision := strconv.FormatInt(maxOldRevision+1, 10)
+	maxSurge := p.maxSurge()
+
 	if existing != nil {
 		annotations, changed := revision.NewReplicaSetAnnotations(d, existing, newRevision, true, maxSurge)
 		minReadyChanged := existing.Spec.MinReadySeconds != d.Spec.MinReadySeconds
@@ -150,7 +150,10 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 			}, func(rs *appsv1.ReplicaSet) Action { return UpdateReplicaSet{ReplicaSet: rs, Why: why} })
 		}
 		needsUpdate := p.setRevision(existing.Annotations[revision.RevisionAnnotation])
-		why := fmt.Sprintf("record revision %s of the new replica set %s", existing.Annotations[revision.RevisionAnnotation], existing.Name)
+		var why string
+		if needsUpdate {
+			why = fmt.Sprintf("record revision %s of the new replica set %s", existing.Annotations[revision.RevisionAnnotation], existing.Name)
+		}
 		if hasProgressDeadline(d) && getCondition(d.Status, appsv1.DeploymentProgressing) == nil {
 			setCondition(&p.mut().Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, FoundNewRSReason,
 				fmt.Sprintf("Found new replica set %q", existing.Name), p.w.snap.Now))

@@ -104,6 +104,43 @@ func withoutCondition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentCondit
 	return out
 }
 
+// The status calculateStatus builds owns its conditions slice (a copy with
+// room for one more condition), so the edits of the rest of the sync happen
+// in that slice, without a new one each: setOwnedCondition and
+// removeOwnedCondition have setCondition's and removeCondition's results,
+// order included, but must only be used on such a slice.
+
+func setOwnedCondition(s *appsv1.DeploymentStatus, c appsv1.DeploymentCondition) {
+	if cur := getCondition(*s, c.Type); cur != nil && cur.Status == c.Status {
+		if cur.Reason == c.Reason {
+			return
+		}
+		c.LastTransitionTime = cur.LastTransitionTime
+	}
+	removeOwnedCondition(s, c.Type)
+	s.Conditions = append(s.Conditions, c)
+}
+
+func removeOwnedCondition(s *appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) {
+	cs := s.Conditions
+	n := 0
+	for i := range cs {
+		if cs[i].Type != t {
+			cs[n] = cs[i]
+			n++
+		}
+	}
+	if n == len(cs) {
+		return
+	}
+	clear(cs[n:])
+	if n == 0 {
+		s.Conditions = nil
+		return
+	}
+	s.Conditions = cs[:n]
+}
+
 func hasProgressDeadline(d *appsv1.Deployment) bool {
 	return d.Spec.ProgressDeadlineSeconds != nil && *d.Spec.ProgressDeadlineSeconds != math.MaxInt32
 }
@@ -133,9 +170,9 @@ func (p *planner) calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.Rep
 		s.Conditions = append(make([]appsv1.DeploymentCondition, 0, len(d.Status.Conditions)+1), d.Status.Conditions...)
 	}
 	if available >= *d.Spec.Replicas-p.maxUnavailable() {
-		setCondition(&s, newCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue, MinimumReplicasAvailable, "Deployment has minimum availability.", p.w.snap.Now))
+		setOwnedCondition(&s, newCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue, MinimumReplicasAvailable, "Deployment has minimum availability.", p.w.snap.Now))
 	} else {
-		setCondition(&s, newCondition(appsv1.DeploymentAvailable, corev1.ConditionFalse, MinimumReplicasUnavailable, "Deployment does not have minimum availability.", p.w.snap.Now))
+		setOwnedCondition(&s, newCondition(appsv1.DeploymentAvailable, corev1.ConditionFalse, MinimumReplicasUnavailable, "Deployment does not have minimum availability.", p.w.snap.Now))
 	}
 	return s
 }
@@ -201,7 +238,7 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 	d, now := p.d, p.w.snap.Now
 	s := p.calculateStatus(allRSs, newRS)
 	if !hasProgressDeadline(d) {
-		removeCondition(&s, appsv1.DeploymentProgressing)
+		removeOwnedCondition(&s, appsv1.DeploymentProgressing)
 	}
 	cur := getCondition(d.Status, appsv1.DeploymentProgressing)
 	isComplete := s.Replicas == s.UpdatedReplicas && cur != nil && cur.Reason == NewRSAvailableReason
@@ -214,24 +251,24 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 		}
 		switch {
 		case deploymentComplete(d, &s):
-			setCondition(&s, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewRSAvailableReason, subject("has successfully progressed."), now))
+			setOwnedCondition(&s, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewRSAvailableReason, subject("has successfully progressed."), now))
 		case deploymentProgressing(d, &s):
 			c := newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, ReplicaSetUpdatedReason, subject("is progressing."), now)
 			if cur != nil {
 				if cur.Status == corev1.ConditionTrue {
 					c.LastTransitionTime = cur.LastTransitionTime
 				}
-				removeCondition(&s, appsv1.DeploymentProgressing)
+				removeOwnedCondition(&s, appsv1.DeploymentProgressing)
 			}
-			setCondition(&s, c)
+			setOwnedCondition(&s, c)
 		case deploymentTimedOut(d, &s, now):
-			setCondition(&s, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, TimedOutReason, subject("has timed out progressing."), now))
+			setOwnedCondition(&s, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, TimedOutReason, subject("has timed out progressing."), now))
 		}
 	}
 	if failure, ok := replicaFailure(allRSs, newRS); ok {
-		setCondition(&s, failure)
+		setOwnedCondition(&s, failure)
 	} else {
-		removeCondition(&s, appsv1.DeploymentReplicaFailure)
+		removeOwnedCondition(&s, appsv1.DeploymentReplicaFailure)
 	}
 
 	if statusEqual(&d.Status, &s) {
