@@ -1,0 +1,55 @@
+package rollout
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"pgregory.net/rapid"
+)
+
+// The in-place condition edits used on a computed status must give exactly
+// what the copying ones give (order and nil-ness included) for any sequence
+// of edits, duplicates of a type included.
+func TestOwnedConditionEditsMatchCopyingEdits(t *testing.T) {
+	types := []appsv1.DeploymentConditionType{appsv1.DeploymentAvailable, appsv1.DeploymentProgressing, appsv1.DeploymentReplicaFailure}
+	statuses := []corev1.ConditionStatus{corev1.ConditionTrue, corev1.ConditionFalse, corev1.ConditionUnknown}
+	reasons := []string{"A", "B"}
+	genCond := func(t *rapid.T, label string) appsv1.DeploymentCondition {
+		at := time.Unix(rapid.Int64Range(0, 5).Draw(t, label+"at"), 0)
+		return newCondition(rapid.SampledFrom(types).Draw(t, label+"type"), rapid.SampledFrom(statuses).Draw(t, label+"status"),
+			rapid.SampledFrom(reasons).Draw(t, label+"reason"), "m", at)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		var start []appsv1.DeploymentCondition
+		for i := range rapid.IntRange(0, 4).Draw(t, "n") {
+			start = append(start, genCond(t, string(rune('a'+i))))
+		}
+		input := slices.Clone(start)
+		copying := appsv1.DeploymentStatus{Conditions: start}
+		var owned appsv1.DeploymentStatus
+		if len(start) > 0 {
+			owned.Conditions = append(make([]appsv1.DeploymentCondition, 0, len(start)+1), start...)
+		}
+		for i := range rapid.IntRange(0, 6).Draw(t, "ops") {
+			if rapid.Bool().Draw(t, "set") {
+				c := genCond(t, "op")
+				setCondition(&copying, c)
+				setOwnedCondition(&owned, c)
+			} else {
+				ty := rapid.SampledFrom(types).Draw(t, "remove")
+				removeCondition(&copying, ty)
+				removeOwnedCondition(&owned, ty)
+			}
+			if !reflect.DeepEqual(copying.Conditions, owned.Conditions) {
+				t.Fatalf("after op %d: copying %v, in place %v", i, copying.Conditions, owned.Conditions)
+			}
+		}
+		if !reflect.DeepEqual(start, input) {
+			t.Fatalf("the copying edits changed their input")
+		}
+	})
+}
