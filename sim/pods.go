@@ -553,22 +553,25 @@ func (s *Sim) writeRSStatus(rs *appsv1.ReplicaSet, st *rsState, createErr error)
 		rsConditionsEqual(cur.Conditions, conds) {
 		return
 	}
-	c := *rs
-	c.Status = appsv1.ReplicaSetStatus{
-		Replicas:             st.active,
-		FullyLabeledReplicas: st.active,
-		ReadyReplicas:        st.ready,
-		AvailableReplicas:    st.available,
-		ObservedGeneration:   rs.Generation,
-		Conditions:           conds,
-	}
-	if terminating {
+	// The status write changes the stored object in place (see store):
+	// scalar fields are overwritten, the pointer and the conditions slice
+	// are replaced, never written through, since copies of the object made
+	// before share them.
+	cur.Replicas = st.active
+	cur.FullyLabeledReplicas = st.active
+	cur.ReadyReplicas = st.ready
+	cur.AvailableReplicas = st.available
+	cur.ObservedGeneration = rs.Generation
+	cur.Conditions = conds
+	switch {
+	case !terminating:
+		cur.TerminatingReplicas = nil
+	case cur.TerminatingReplicas == nil || *cur.TerminatingReplicas != st.terminating:
 		t := st.terminating
-		c.Status.TerminatingReplicas = &t
+		cur.TerminatingReplicas = &t
 	}
-	c.ResourceVersion = s.st.nextRV()
-	s.st.replicaSets[st.key] = &c
-	s.rsChanged(rs, &c)
+	rs.ResourceVersion = s.st.nextRV()
+	s.rsChanged(nil, rs)
 }
 
 // rsConditionsEqual compares two ReplicaSet condition lists field by field.

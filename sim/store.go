@@ -55,9 +55,15 @@ type rsState struct {
 }
 
 // store is the in-memory API server: objects by "namespace/name", with
-// resourceVersion and generation bookkeeping. Stored objects are never
-// modified in place: every write stores a new object, so a pointer handed to
-// the planner stays valid and unchanged.
+// resourceVersion and generation bookkeeping. Writes of the Deployment
+// controller and of users store a new object, so a pointer handed out
+// earlier keeps showing the old version. The one exception is the
+// ReplicaSet controller model's status write, the most frequent write of a
+// rollout: it changes the stored ReplicaSet in place (replacing, never
+// writing through, its pointer and slice fields). That is safe because no
+// one keeps a stored ReplicaSet across events: a plan's snapshot is used
+// and dropped within one sync, and the invariant checker compares states
+// around a single action, during which no status is written.
 type store struct {
 	rv          int64
 	uid         int64
