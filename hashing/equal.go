@@ -138,6 +138,13 @@ var templatePlan = sync.OnceValue(func() *eqPlan {
 // the number of containers and their images: a difference there is a
 // difference for Semantic.DeepEqual too (slices of different lengths,
 // strings that differ), so the answer is the same, only found sooner.
+//
+// Then, if the two templates are the same bytes apart from their labels
+// (one is a shallow copy of the other with new labels, as a ReplicaSet's
+// template made from a Deployment's in memory), they are equal: every
+// pointer, slice and map is the same one, and every comparison the walk
+// would make is reflexive (see above). Padding bytes may differ between
+// otherwise identical structs; then the walk decides, as it always may.
 func (p *eqPlan) templateEqual(a, b *corev1.PodTemplateSpec) bool {
 	ca, cb := a.Spec.Containers, b.Spec.Containers
 	if len(ca) != len(cb) {
@@ -148,7 +155,29 @@ func (p *eqPlan) templateEqual(a, b *corev1.PodTemplateSpec) bool {
 			return false
 		}
 	}
+	if sameBytesButLabels(a, b) {
+		return true
+	}
 	return p.equal(unsafe.Pointer(a), unsafe.Pointer(b))
+}
+
+// The labels field of a PodTemplateSpec, as a byte range.
+const (
+	templateLabelsOff  = unsafe.Offsetof(corev1.PodTemplateSpec{}.ObjectMeta) + unsafe.Offsetof(metav1.ObjectMeta{}.Labels)
+	templateLabelsEnd  = templateLabelsOff + unsafe.Sizeof(metav1.ObjectMeta{}.Labels)
+	templateSize       = unsafe.Sizeof(corev1.PodTemplateSpec{})
+	templateTailLength = templateSize - templateLabelsEnd
+)
+
+// sameBytesButLabels reports whether a and b hold the same bytes outside
+// their labels field.
+func sameBytesButLabels(a, b *corev1.PodTemplateSpec) bool {
+	pa, pb := unsafe.Pointer(a), unsafe.Pointer(b)
+	if unsafe.String((*byte)(pa), templateLabelsOff) != unsafe.String((*byte)(pb), templateLabelsOff) {
+		return false
+	}
+	ta, tb := unsafe.Add(pa, templateLabelsEnd), unsafe.Add(pb, templateLabelsEnd)
+	return unsafe.String((*byte)(ta), templateTailLength) == unsafe.String((*byte)(tb), templateTailLength)
 }
 
 // compileTemplatePlan compiles t (PodTemplateSpec) with the Labels field of

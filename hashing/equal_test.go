@@ -564,13 +564,24 @@ func checkEqualMatchesSemantic(t *rapid.T) {
 	a := genTemplate.Draw(t, "a")
 	var b *corev1.PodTemplateSpec
 	what := ""
-	switch rapid.IntRange(0, 4).Draw(t, "partner") {
+	switch rapid.IntRange(0, 6).Draw(t, "partner") {
 	case 0:
 		b, what = a.DeepCopy(), "copy"
 	case 1:
 		b, what = TemplateWithHash(a, genName.Draw(t, "hash")), "hash label set"
 	case 2:
 		b, what = genTemplate.Draw(t, "b"), "unrelated"
+	case 5, 6:
+		// A shallow copy with its own labels: the same memory but the
+		// labels (the same-bytes shortcut), then perhaps changes, some in
+		// memory both share, some in the copy's own top-level fields.
+		c := *a
+		b = &c
+		b.Labels = LabelsWithHash(a.Labels, genName.Draw(t, "hash"))
+		what = "shallow copy, hash label set"
+		for i := range rapid.IntRange(0, 2).Draw(t, "changes") {
+			what += fmt.Sprintf("; [%d] %s", i, perturb(t, b))
+		}
 	default:
 		b = a.DeepCopy()
 		for i := range rapid.IntRange(1, 3).Draw(t, "changes") {
@@ -637,5 +648,32 @@ func BenchmarkEqualIgnoreHash(b *testing.B) {
 				sinkBool = bm.f(a, bm.b)
 			}
 		})
+	}
+}
+
+// The same-bytes shortcut takes a shallow copy with new labels, and nothing
+// that differs outside the labels.
+func TestSameBytesButLabels(t *testing.T) {
+	a := realisticTemplate()
+	c := *a
+	c.Labels = LabelsWithHash(a.Labels, "abc")
+	if !sameBytesButLabels(a, &c) {
+		t.Fatal("a shallow copy with new labels is not recognised")
+	}
+	if !EqualIgnoreHash(a, &c) {
+		t.Fatal("EqualIgnoreHash(a, shallow copy) = false")
+	}
+	d := c
+	d.Spec.RestartPolicy = corev1.RestartPolicyNever
+	if sameBytesButLabels(a, &d) || EqualIgnoreHash(a, &d) {
+		t.Fatal("a changed restartPolicy is taken for the same template")
+	}
+	e := c
+	e.Name = "other"
+	if sameBytesButLabels(a, &e) || EqualIgnoreHash(a, &e) {
+		t.Fatal("a changed name (before the labels) is taken for the same template")
+	}
+	if sameBytesButLabels(a, a.DeepCopy()) {
+		t.Fatal("a deep copy has other pointers: not the same bytes")
 	}
 }

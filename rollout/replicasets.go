@@ -173,7 +173,11 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 	}
 
 	hash := hashing.PodTemplateHash(&d.Spec.Template, d.Status.CollisionCount)
-	template := hashing.TemplateWithHash(&d.Spec.Template, hash)
+	// A shallow copy with its own labels, like every object the planner
+	// writes (see clone.go): the rest of the template stays shared with the
+	// Deployment, read-only.
+	template := d.Spec.Template
+	template.Labels = hashing.LabelsWithHash(d.Spec.Template.Labels, hash)
 	rs := &appsv1.ReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:            replicaSetName(d.Name, hash),
@@ -185,7 +189,7 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 			Replicas:        new(int32),
 			MinReadySeconds: d.Spec.MinReadySeconds,
 			Selector:        hashing.SelectorWithHash(d.Spec.Selector, hash),
-			Template:        *template,
+			Template:        template,
 		},
 	}
 	allRSs := appendRS(oldRSs, rs)
