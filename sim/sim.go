@@ -93,6 +93,8 @@ type Sim struct {
 	restart *restarter
 	failed  error
 	done    bool
+	// planned, when set (by benchmarks), sees every snapshot planned.
+	planned func(rollout.Snapshot)
 }
 
 // New prepares a run of sc. The scenario is not modified.
@@ -394,6 +396,9 @@ func (s *Sim) syncDeployment(k *wqItem) {
 	// The simulator never reads explanations: skip building them.
 	planOpts := s.opts.Plan
 	planOpts.Quiet = true
+	if s.planned != nil {
+		s.planned(snap)
+	}
 	res, err := rollout.PlanWith(snap, planOpts)
 	if err != nil {
 		s.note("sync %s failed: %v", d.Name, err)
