@@ -37,12 +37,13 @@ func (p *planner) claimReplicaSets() ([]*appsv1.ReplicaSet, error) {
 
 func (p *planner) claim(rs *appsv1.ReplicaSet) (bool, error) {
 	d := p.d
+	ref := metav1.GetControllerOfNoCopy(rs)
+	if ref != nil && ref.UID != d.UID {
+		return false, nil // another controller's: no need to match it
+	}
 	// Validate has checked the selector.
 	matches := selectorMatches(d.Spec.Selector, rs.Labels)
-	if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
-		if ref.UID != d.UID {
-			return false, nil
-		}
+	if ref != nil {
 		if matches {
 			return true, nil
 		}

@@ -197,7 +197,7 @@ func (p *planner) syncScale() error {
 // size different from spec.replicas. Like upstream it syncs the new
 // ReplicaSet's revision on the way, which may write.
 func (p *planner) isScalingEvent() (bool, error) {
-	newRS, oldRSs, err := p.getAllReplicaSetsAndSyncRevision(false)
+	newRS, err := p.syncNewReplicaSet()
 	if err != nil {
 		return false, err
 	}
@@ -208,8 +208,8 @@ func (p *planner) isScalingEvent() (bool, error) {
 		desired, ok := revision.DesiredReplicas(rs)
 		return ok && desired != *p.d.Spec.Replicas
 	}
-	for _, rs := range oldRSs {
-		if differs(rs) {
+	for _, rs := range p.rsList {
+		if isOld(rs, newRS) && differs(rs) {
 			return true, nil
 		}
 	}

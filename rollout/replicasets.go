@@ -98,10 +98,9 @@ func findNewReplicaSet(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) *appsv
 func findOldReplicaSets(rsList []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) []*appsv1.ReplicaSet {
 	var old []*appsv1.ReplicaSet
 	for _, rs := range rsList {
-		if newRS != nil && rs.UID == newRS.UID {
-			continue
+		if isOld(rs, newRS) {
+			old = append(old, rs)
 		}
-		old = append(old, rs)
 	}
 	return old
 }
@@ -113,29 +112,66 @@ func (p *planner) getAllReplicaSetsAndSyncRevision(create bool) (*appsv1.Replica
 	// Upstream sorts its list by creation time in place on the first look-up,
 	// so every later use sees that order. The list and the template do not
 	// change within a sync (a rollback ends it), so the look-up is done once.
-	if !p.looked {
-		// rsList is the planner's own slice (claimReplicaSets built it).
-		slices.SortFunc(p.rsList, compareByCreation)
-		p.existing = findNewReplicaSet(p.d, p.rsList)
-		p.looked = true
-	}
-	existing := p.existing
-	oldRSs := findOldReplicaSets(p.rsList, existing)
-	newRS, err := p.getNewReplicaSet(existing, oldRSs, create)
+	p.lookUpNew()
+	oldRSs := findOldReplicaSets(p.rsList, p.existing)
+	newRS, err := p.getNewReplicaSet(p.existing, oldRSs, create)
 	if err != nil {
 		return nil, nil, err
 	}
 	return newRS, oldRSs, nil
 }
 
+// lookUpNew sorts the claimed ReplicaSets and finds the new one, once.
+func (p *planner) lookUpNew() {
+	if !p.looked {
+		// rsList is the planner's own slice (claimReplicaSets built it).
+		slices.SortFunc(p.rsList, compareByCreation)
+		p.existing = findNewReplicaSet(p.d, p.rsList)
+		p.looked = true
+	}
+}
+
+// syncNewReplicaSet is getAllReplicaSetsAndSyncRevision(false) for a
+// caller that needs only the new ReplicaSet: the old ones are p.rsList
+// without it (see isOld), so no list of them is built.
+func (p *planner) syncNewReplicaSet() (*appsv1.ReplicaSet, error) {
+	p.lookUpNew()
+	return p.getNewReplicaSet(p.existing, nil, false)
+}
+
+// isOld reports whether rs, one of p.rsList, is an old ReplicaSet when
+// newRS is the new one (or nil): findOldReplicaSets's test.
+func isOld(rs, newRS *appsv1.ReplicaSet) bool {
+	return newRS == nil || rs.UID != newRS.UID
+}
+
+// maxOldRevision is revision.MaxRevision of the ReplicaSets
+// findOldReplicaSets(p.rsList, existing) returns.
+func (p *planner) maxOldRevision(existing *appsv1.ReplicaSet) int64 {
+	var highest int64
+	for _, rs := range p.rsList {
+		if !isOld(rs, existing) {
+			continue
+		}
+		if v, err := revision.Revision(rs); err == nil && v > highest {
+			highest = v
+		}
+	}
+	return highest
+}
+
+// oldRSs is needed only when create is set (nil otherwise).
 func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, error) {
 	if existing != nil && p.existingInSync {
 		// An earlier look-up in this sync found nothing to write for it, and
 		// nothing it depends on has changed since.
 		return existing, nil
 	}
+	if existing == nil && !create {
+		return nil, nil
+	}
 	d := p.d
-	maxOldRevision := revision.MaxRevision(oldRSs)
+	maxOldRevision := p.maxOldRevision(existing)
 	newRevision := strconv.FormatInt(maxOldRevision+1, 10)
 	maxSurge := p.maxSurge()
 

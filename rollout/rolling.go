@@ -104,7 +104,8 @@ func (p *planner) reconcileNewReplicaSet(allRSs []*appsv1.ReplicaSet, newRS *app
 }
 
 // reconcileOldReplicaSets scales old ReplicaSets down as far as
-// availability allows: unhealthy replicas first, then healthy ones.
+// availability allows: unhealthy replicas first, then healthy ones. oldRSs
+// must be the caller's own slice: it is reordered.
 func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (bool, error) {
 	d := p.d
 	if sumSpec(oldRSs) == 0 {
@@ -116,7 +117,9 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 	newUnavailable := *newRS.Spec.Replicas - newRS.Status.AvailableReplicas
 	maxScaledDown := allPods - minAvailable - newUnavailable
 	if maxScaledDown <= 0 {
-		p.note("old replica sets stay: maxScaledDown %d = all pods %d - minAvailable %d - unavailable new pods %d", maxScaledDown, allPods, minAvailable, newUnavailable)
+		if !p.w.opts.Quiet { // the arguments would be boxed even if note drops them
+			p.note("old replica sets stay: maxScaledDown %d = all pods %d - minAvailable %d - unavailable new pods %d", maxScaledDown, allPods, minAvailable, newUnavailable)
+		}
 		return false, nil
 	}
 	budget := ""
@@ -137,8 +140,10 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 	return cleaned+scaled > 0, nil
 }
 
+// cleanupUnhealthyReplicas sorts oldRSs in place and replaces the ones it
+// scales: the caller hands over a slice of its own (filterActive's).
 func (p *planner) cleanupUnhealthyReplicas(oldRSs []*appsv1.ReplicaSet, maxCleanup int32, budget string) ([]*appsv1.ReplicaSet, int32, error) {
-	oldRSs = sortedByCreation(oldRSs)
+	slices.SortFunc(oldRSs, compareByCreation)
 	var total int32
 	for i, rs := range oldRSs {
 		if total >= maxCleanup {
@@ -172,10 +177,14 @@ func (p *planner) scaleDownOldReplicaSetsForRollingUpdate(allRSs, oldRSs []*apps
 	minAvailable := *d.Spec.Replicas - p.maxUnavailable()
 	available := sumStatus(allRSs, statusAvailable)
 	if available <= minAvailable {
-		p.note("no healthy old replica can go: available %d <= minAvailable %d", available, minAvailable)
+		if !p.w.opts.Quiet {
+			p.note("no healthy old replica can go: available %d <= minAvailable %d", available, minAvailable)
+		}
 		return 0, nil
 	}
-	oldRSs = sortedByCreation(oldRSs)
+	if !slices.IsSortedFunc(oldRSs, compareByCreation) {
+		oldRSs = sortedByCreation(oldRSs)
+	}
 	var total int32
 	want := available - minAvailable
 	for _, rs := range oldRSs {

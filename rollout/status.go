@@ -244,10 +244,16 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 	isComplete := s.Replicas == s.UpdatedReplicas && cur != nil && cur.Reason == NewRSAvailableReason
 	if hasProgressDeadline(d) && !isComplete {
 		subject := func(rest string) string {
+			kind, name := "Deployment ", d.Name
 			if newRS != nil {
-				return "ReplicaSet " + strconv.Quote(newRS.Name) + " " + rest
+				kind, name = "ReplicaSet ", newRS.Name
 			}
-			return "Deployment " + strconv.Quote(d.Name) + " " + rest
+			// The message of the current condition, when it is this one, saves
+			// building the same string again.
+			if cur != nil && isQuotedMessage(cur.Message, kind, name, rest) {
+				return cur.Message
+			}
+			return kind + strconv.Quote(name) + " " + rest
 		}
 		switch {
 		case deploymentComplete(d, &s):
@@ -415,4 +421,21 @@ func (p *planner) statusWhy(old, s appsv1.DeploymentStatus) string {
 		return ""
 	}
 	return describeStatusChange(old, s)
+}
+
+// isQuotedMessage reports whether msg is kind + strconv.Quote(name) + " " +
+// rest, for a name that needs no escapes (object names never do; other
+// names are not recognised, and the caller builds the message).
+func isQuotedMessage(msg, kind, name, rest string) bool {
+	if len(msg) != len(kind)+len(name)+3+len(rest) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	i := len(kind)
+	return msg[:i] == kind && msg[i] == '"' && msg[i+1:i+1+len(name)] == name &&
+		msg[i+1+len(name):i+3+len(name)] == "\" " && msg[i+3+len(name):] == rest
 }
