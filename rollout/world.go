@@ -31,10 +31,15 @@ type world struct {
 	// Version bookkeeping. Upstream sometimes writes an object it got back
 	// from an earlier write (fresh) and sometimes a copy from its informer
 	// cache (stale after any earlier write of the same object in this sync).
-	// gen maps an object we handed out to the server generation it reflects;
-	// objects from the snapshot are generation 0.
-	gen       map[*appsv1.ReplicaSet]int
-	serverGen map[types.UID]int
+	// handed records, for each object we handed out, the server generation
+	// it reflects; objects from the snapshot are generation 0. server
+	// records the server generation of each object written. A sync writes a
+	// few objects at most, so both are short lists (in buffers allocated
+	// with the world).
+	handed    []handedVersion
+	server    []serverVersion
+	handedBuf [4]handedVersion
+	serverBuf [4]serverVersion
 	// deploymentWrites counts writes of the Deployment. Upstream never uses
 	// the Deployment a write returns, so every write after the first sends a
 	// stale resourceVersion.
@@ -51,7 +56,38 @@ func newWorld(s Snapshot, o Options) *world {
 		r Result
 	}{}
 	a.w = world{opts: o, snap: s, res: &a.r, status: s.Deployment.Status}
+	a.w.handed, a.w.server = a.w.handedBuf[:0], a.w.serverBuf[:0]
 	return &a.w
+}
+
+type handedVersion struct {
+	rs  *appsv1.ReplicaSet
+	gen int
+}
+
+type serverVersion struct {
+	uid types.UID
+	gen int
+}
+
+// gen is the server generation rs reflects: 0 for a snapshot object.
+func (w *world) gen(rs *appsv1.ReplicaSet) int {
+	for _, h := range w.handed {
+		if h.rs == rs {
+			return h.gen
+		}
+	}
+	return 0
+}
+
+// serverGen is the number of writes of the object with uid so far.
+func (w *world) serverGen(uid types.UID) int {
+	for _, v := range w.server {
+		if v.uid == uid {
+			return v.gen
+		}
+	}
+	return 0
 }
 
 func (w *world) event(typ, reason, format string, args ...any) {
@@ -68,14 +104,14 @@ func (w *world) warning(reason, format string, args ...any) {
 
 // rsFresh reports whether rs reflects the latest server state of its object.
 func (w *world) rsFresh(rs *appsv1.ReplicaSet) bool {
-	return w.gen[rs] == w.serverGen[rs.UID]
+	return w.gen(rs) == w.serverGen(rs.UID)
 }
 
 // rsPrecondition returns the resourceVersion a write of a copy of base sends:
 // the snapshot's for a snapshot object, "" (no precondition) for an object
 // returned by an earlier write, whose real version only the server knows.
 func (w *world) rsPrecondition(base *appsv1.ReplicaSet) string {
-	if w.gen[base] == 0 {
+	if w.gen(base) == 0 {
 		return base.ResourceVersion
 	}
 	return ""
@@ -120,12 +156,18 @@ func (w *world) patchRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet)
 // written registers rs as the server's newest version of its object and
 // returns it (the caller must not modify it afterwards).
 func (w *world) written(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
-	if w.gen == nil {
-		w.gen = map[*appsv1.ReplicaSet]int{}
-		w.serverGen = map[types.UID]int{}
+	gen := 1
+	for i := range w.server {
+		if w.server[i].uid == rs.UID {
+			w.server[i].gen++
+			gen = w.server[i].gen
+			break
+		}
 	}
-	w.serverGen[rs.UID]++
-	w.gen[rs] = w.serverGen[rs.UID]
+	if gen == 1 {
+		w.server = append(w.server, serverVersion{rs.UID, 1})
+	}
+	w.handed = append(w.handed, handedVersion{rs, gen})
 	return rs
 }
 
