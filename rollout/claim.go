@@ -42,7 +42,7 @@ func (p *planner) claim(rs *appsv1.ReplicaSet) (bool, error) {
 		return false, nil // another controller's: no need to match it
 	}
 	// Validate has checked the selector.
-	matches := selectorMatches(d.Spec.Selector, rs.Labels)
+	matches := p.sel.matches(rs.Labels)
 	if ref != nil {
 		if matches {
 			return true, nil

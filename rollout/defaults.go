@@ -61,6 +61,14 @@ func Validate(d *appsv1.Deployment) error {
 	if d == nil {
 		return errors.New("deployment: must not be nil")
 	}
+	var sel selectorPairs
+	sel.init(d.Spec.Selector)
+	return validate(d, &sel)
+}
+
+// validate is Validate with the selector's pairs made by the caller (sel
+// is of d.Spec.Selector).
+func validate(d *appsv1.Deployment, sp *selectorPairs) error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{field}, args...)...))
@@ -72,7 +80,7 @@ func Validate(d *appsv1.Deployment) error {
 	case len(sel.MatchLabels)+len(sel.MatchExpressions) == 0:
 		bad("spec.selector", "empty selector is invalid for deployment")
 	default:
-		valid := selectorSimple(sel)
+		valid := sp.simple()
 		if !valid {
 			_, err := metav1.LabelSelectorAsSelector(sel)
 			if err != nil {
@@ -80,7 +88,7 @@ func Validate(d *appsv1.Deployment) error {
 			}
 			valid = err == nil
 		}
-		if valid && !selectorMatches(sel, spec.Template.Labels) {
+		if valid && !sp.matches(spec.Template.Labels) {
 			bad("spec.template.metadata.labels", "invalid value %v: `selector` does not match template `labels`", labels.Set(spec.Template.Labels))
 		}
 	}

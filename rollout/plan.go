@@ -46,7 +46,9 @@ func PlanWith(s Snapshot, o Options) (*Result, error) {
 		}
 		return w.finish(nil), nil
 	}
-	if err := Validate(d); err != nil {
+	p := &planner{w: w, d: s.Deployment}
+	p.sel.init(d.Spec.Selector)
+	if err := validate(d, &p.sel); err != nil {
 		return nil, err
 	}
 	for i, rs := range s.ReplicaSets {
@@ -55,7 +57,6 @@ func PlanWith(s Snapshot, o Options) (*Result, error) {
 		}
 	}
 
-	p := &planner{w: w, d: s.Deployment}
 	err := p.sync()
 	return w.finish(err), nil
 }
@@ -80,6 +81,9 @@ type planner struct {
 	// private copy before the first change.
 	d     *appsv1.Deployment
 	owned bool
+	// sel is the Deployment's selector, prepared for matching (the spec
+	// does not change within a sync).
+	sel selectorPairs
 	// rsList is the claimed ReplicaSets.
 	rsList []*appsv1.ReplicaSet
 	// existing is the new ReplicaSet found in rsList, once looked is set.

@@ -284,7 +284,7 @@ func (p *planner) oldPodsRunning(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.Repl
 			continue
 		}
 		// Upstream lists the pods with the Deployment's selector.
-		if !selectorMatches(p.d.Spec.Selector, pod.Labels) {
+		if !p.sel.matches(pod.Labels) {
 			continue
 		}
 		return true, fmt.Sprintf("pod %s is %s", pod.Name, phaseOrPending(string(pod.Status.Phase)))

@@ -20,6 +20,63 @@ func selectorMatches(sel *metav1.LabelSelector, l map[string]string) bool {
 			return false
 		}
 	}
+	return expressionsMatch(sel, l)
+}
+
+// labelPair is one entry of a selector's matchLabels.
+type labelPair struct{ key, value string }
+
+// selectorPairs is a selector with its matchLabels copied into a list, once
+// per plan: a plan matches the selector against several label sets (the
+// template's, each ReplicaSet's), and walking a short list is much cheaper
+// than iterating the map each time.
+type selectorPairs struct {
+	sel   *metav1.LabelSelector
+	pairs []labelPair
+	buf   [4]labelPair
+}
+
+// init fills sp from sel. sp must not be copied afterwards (pairs may point
+// into buf).
+func (sp *selectorPairs) init(sel *metav1.LabelSelector) {
+	sp.sel = sel
+	sp.pairs = sp.buf[:0]
+	if sel == nil {
+		return
+	}
+	for k, v := range sel.MatchLabels {
+		sp.pairs = append(sp.pairs, labelPair{k, v})
+	}
+}
+
+// matches is selectorMatches(sp.sel, l).
+func (sp *selectorPairs) matches(l map[string]string) bool {
+	if sp.sel == nil {
+		return false
+	}
+	for _, p := range sp.pairs {
+		if got, ok := l[p.key]; !ok || got != p.value {
+			return false
+		}
+	}
+	return expressionsMatch(sp.sel, l)
+}
+
+// simple is selectorSimple(sp.sel).
+func (sp *selectorPairs) simple() bool {
+	if sp.sel == nil {
+		return false
+	}
+	for _, p := range sp.pairs {
+		if !simpleKey(p.key) || (p.value != "" && !simpleName(p.value)) {
+			return false
+		}
+	}
+	return expressionsSimple(sp.sel)
+}
+
+// expressionsMatch is the matchExpressions half of selectorMatches.
+func expressionsMatch(sel *metav1.LabelSelector, l map[string]string) bool {
 	for _, r := range sel.MatchExpressions {
 		v, ok := l[r.Key]
 		switch r.Operator {
@@ -61,6 +118,11 @@ func selectorSimple(sel *metav1.LabelSelector) bool {
 			return false
 		}
 	}
+	return expressionsSimple(sel)
+}
+
+// expressionsSimple is the matchExpressions half of selectorSimple.
+func expressionsSimple(sel *metav1.LabelSelector) bool {
 	for _, r := range sel.MatchExpressions {
 		if !simpleKey(r.Key) {
 			return false

@@ -15,7 +15,7 @@ func genSelector(t *rapid.T) *metav1.LabelSelector {
 	if rapid.Bool().Draw(t, "nil") {
 		return nil
 	}
-	n := rapid.IntRange(0, 3).Draw(t, "matchLabels")
+	n := rapid.IntRange(0, 6).Draw(t, "matchLabels")
 	for i := 0; i < n; i++ {
 		if sel.MatchLabels == nil {
 			sel.MatchLabels = map[string]string{}
@@ -42,6 +42,14 @@ func TestPropertySelectorMatchesApimachinery(t *testing.T) {
 		lbls := map[string]string{}
 		for i := rapid.IntRange(0, 4).Draw(t, "labels"); i > 0; i-- {
 			lbls[rapid.SampledFrom(selectorWords).Draw(t, "labelKey")] = rapid.SampledFrom(selectorWords).Draw(t, "labelValue")
+		}
+		var sp selectorPairs
+		sp.init(sel)
+		if sp.simple() != selectorSimple(sel) {
+			t.Fatalf("selectorPairs.simple = %v, selectorSimple = %v", sp.simple(), selectorSimple(sel))
+		}
+		if sp.matches(lbls) != selectorMatches(sel, lbls) {
+			t.Fatalf("selectorPairs.matches = %v, selectorMatches = %v", sp.matches(lbls), selectorMatches(sel, lbls))
 		}
 		ref, err := metav1.LabelSelectorAsSelector(sel)
 		if selectorSimple(sel) && err != nil {
