@@ -292,3 +292,36 @@ func TestBenchInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestQuietPlanAllocations pins how many allocations a quiet plan makes,
+// at today's counts: a converged sync (the world with its Result, the list
+// of claimed ReplicaSets, the conditions of the computed status, the
+// old-ReplicaSet list) and the mid-rollout sync of BenchmarkPlan, which
+// records a revision, scales, and is then stopped by the conflict its
+// second Deployment write would meet (explaining that costs a dozen). A new
+// allocation on these paths (an escaping planner, say) fails here rather
+// than only in a benchmark nobody reads.
+func TestQuietPlanAllocations(t *testing.T) {
+	quiet := rollout.Options{Quiet: true}
+	for _, c := range []struct {
+		name string
+		s    rollout.Snapshot
+		max  float64
+	}{
+		{"converged", convergedSnapshot(1), 4},
+		{"rolling/rs=1", midRollout(1), 34},
+	} {
+		n := testing.AllocsPerRun(100, func() {
+			if _, err := rollout.PlanWith(c.s, quiet); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if raceEnabled {
+			c.max += 3 // the race detector's instrumentation moves a few values to the heap
+		}
+		if n > c.max {
+			t.Errorf("%s: %v allocations per plan, want at most %v", c.name, n, c.max)
+		}
+		t.Logf("%s: %v allocations", c.name, n)
+	}
+}

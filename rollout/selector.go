@@ -31,22 +31,38 @@ type labelPair struct{ key, value string }
 // template's, each ReplicaSet's), and walking a short list is much cheaper
 // than iterating the map each time.
 type selectorPairs struct {
-	sel   *metav1.LabelSelector
-	pairs []labelPair
-	buf   [4]labelPair
+	sel  *metav1.LabelSelector
+	n    int          // pairs in buf
+	buf  [4]labelPair // the pairs, when there are at most 4
+	more []labelPair  // all the pairs, when there are more
 }
 
-// init fills sp from sel. sp must not be copied afterwards (pairs may point
-// into buf).
+// init fills sp from sel. (No field of sp points into sp: the planner that
+// holds it stays on the stack.)
 func (sp *selectorPairs) init(sel *metav1.LabelSelector) {
-	sp.sel = sel
-	sp.pairs = sp.buf[:0]
+	*sp = selectorPairs{sel: sel}
 	if sel == nil {
 		return
 	}
-	for k, v := range sel.MatchLabels {
-		sp.pairs = append(sp.pairs, labelPair{k, v})
+	if len(sel.MatchLabels) > len(sp.buf) {
+		sp.more = make([]labelPair, 0, len(sel.MatchLabels))
 	}
+	for k, v := range sel.MatchLabels {
+		if sp.more != nil {
+			sp.more = append(sp.more, labelPair{k, v})
+		} else {
+			sp.buf[sp.n] = labelPair{k, v}
+			sp.n++
+		}
+	}
+}
+
+// list returns the pairs.
+func (sp *selectorPairs) list() []labelPair {
+	if sp.more != nil {
+		return sp.more
+	}
+	return sp.buf[:sp.n]
 }
 
 // matches is selectorMatches(sp.sel, l).
@@ -54,7 +70,7 @@ func (sp *selectorPairs) matches(l map[string]string) bool {
 	if sp.sel == nil {
 		return false
 	}
-	for _, p := range sp.pairs {
+	for _, p := range sp.list() {
 		if got, ok := l[p.key]; !ok || got != p.value {
 			return false
 		}
@@ -67,7 +83,7 @@ func (sp *selectorPairs) simple() bool {
 	if sp.sel == nil {
 		return false
 	}
-	for _, p := range sp.pairs {
+	for _, p := range sp.list() {
 		if !simpleKey(p.key) || (p.value != "" && !simpleName(p.value)) {
 			return false
 		}

@@ -633,30 +633,34 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 	}
 	now := s.now
 	if n <= 8 {
+		// Each pick is two passes. The first finds, without branches that
+		// depend on the data, the best prefix of the ranking: the class
+		// (lowest first) and the co-location rank (highest first), packed
+		// into one integer per pod (0 for a pod out of the running). The
+		// second runs the full comparison only among the pods with that
+		// prefix, in pod order. That is exactly what one running-minimum
+		// pass with the full comparison picks: a pod with a worse prefix
+		// never stays the best once a pod with the best prefix is seen, and
+		// among equal prefixes both compare in the same order.
 		var picked [8]int
 		out := make([]*Pod, 0, n)
+		prefixes := slices.Grow(s.prefixBuf[:0], len(st.hot))[:len(st.hot)]
 		for len(out) < n {
+			var bestPrefix uint64
+			for i, h := range st.hot {
+				p := rankPrefix(h, st.colo[int32(uint32(h))])
+				prefixes[i] = p
+				bestPrefix = max(bestPrefix, p)
+			}
 			best := -1
 			var bestKey rankKey
-			for i, h := range st.hot {
-				if h&hotActive == 0 {
+			for i, p := range prefixes {
+				if p != bestPrefix {
 					continue
 				}
-				// class and co-location rank decide most comparisons:
-				// read them from the packed word, the full data only on a tie
-				class, rank := uint8(h>>32), st.colo[int32(uint32(h))]
-				if best >= 0 {
-					if class != bestKey.class {
-						if class > bestKey.class {
-							continue
-						}
-					} else if rank != bestKey.rank {
-						if rank < bestKey.rank {
-							continue
-						}
-					} else if !st.meta[i].lessThan(st.pods[i], rank, &bestKey, now) {
-						continue
-					}
+				rank := st.colo[int32(uint32(st.hot[i]))]
+				if best >= 0 && !st.meta[i].lessThan(st.pods[i], rank, &bestKey, now) {
+					continue
 				}
 				best, bestKey = i, st.meta[i].key(st.pods[i], rank, now)
 			}
@@ -667,6 +671,7 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 		for _, i := range picked[:len(out)] {
 			st.hot[i] |= hotActive
 		}
+		s.prefixBuf = prefixes[:0]
 		return out
 	}
 	keys := slices.Grow(s.rankBuf[:0], int(st.active))
@@ -717,6 +722,15 @@ func hotWord(m *podMeta) uint64 {
 		h |= hotActive
 	}
 	return h
+}
+
+// rankPrefix packs the first two ranking criteria of an active pod with
+// hot word h and co-location rank rank into an integer that is larger for
+// the pod to delete first: the class inverted above the rank. It is 0 for
+// an inactive pod (an active one is never 0: the inverted class is at
+// least 240). No branch: a scan over all pods stays cheap.
+func rankPrefix(h uint64, rank int32) uint64 {
+	return (uint64(255-uint8(h>>32))<<32 | uint64(uint32(rank))) * (h >> 63)
 }
 
 // setMeta stores the ranking data of pods[i].

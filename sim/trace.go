@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deploymath/deploymath/rollout"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -347,8 +348,8 @@ func (m *metrics) step(s *Sim) {
 	m.below = 0
 }
 
-func (m *metrics) event(e interface{ String() string }) {
-	if strings.Contains(e.String(), " ScalingReplicaSet ") {
+func (m *metrics) event(e rollout.Event) {
+	if e.Reason == "ScalingReplicaSet" {
 		m.scaling++
 	}
 }
