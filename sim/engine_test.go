@@ -130,3 +130,27 @@ func TestPodsToDeleteSelection(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkPodsToDelete picks one pod to delete among 1,500 ready pods
+// spread over 1,000 nodes (the old ReplicaSet of a rollout), with 10% of
+// them terminating.
+func BenchmarkPodsToDelete(b *testing.B) {
+	s := &Sim{now: time.Hour}
+	st := &rsState{colo: make([]int32, 1001)}
+	for i := 0; i < 1500; i++ {
+		m := podMeta{uid: uint64(i), created: time.Duration(i) * time.Millisecond, slot: int32(i%1000 + 1), active: i%10 != 0, ready: true}
+		m.class = rankClass(true, 2, true)
+		m.readyAt = m.created + 5*time.Second
+		if m.active {
+			st.active++
+			st.colo[m.slot]++
+		}
+		st.pods = append(st.pods, &Pod{Name: fmt.Sprint(i), Terminating: !m.active})
+		st.meta = append(st.meta, m)
+		st.hot = append(st.hot, hotWord(&m))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.podsToDelete(st, 1)
+	}
+}

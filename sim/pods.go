@@ -654,11 +654,11 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 			}
 			best := -1
 			var bestKey rankKey
+			rank := int32(uint32(bestPrefix)) // the rank of every pod with this prefix
 			for i, p := range prefixes {
 				if p != bestPrefix {
 					continue
 				}
-				rank := st.colo[int32(uint32(st.hot[i]))]
 				if best >= 0 && !st.meta[i].lessThan(st.pods[i], rank, &bestKey, now) {
 					continue
 				}
