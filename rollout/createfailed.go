@@ -26,7 +26,8 @@ func CreateFailed(s Snapshot, rsName string, cause error) (*Result, error) {
 		return nil, errors.New("cause: must not be nil")
 	}
 	d := s.Deployment.DeepCopy()
-	w := newWorld(s, Options{})
+	var w world
+	w.init(s, Options{})
 	msg := fmt.Sprintf("Failed to create new replica set %q: %v", rsName, cause)
 	if hasProgressDeadline(d) {
 		setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, FailedRSCreateReason, msg, s.Now))

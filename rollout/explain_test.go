@@ -135,7 +135,8 @@ func TestApplyRefusals(t *testing.T) {
 // without the planner's placeholder UID.
 func TestWriteAfterCreateCarriesNoPlaceholderUID(t *testing.T) {
 	d := testDeployment(3, "25%", "25%")
-	w := newWorld(Snapshot{Deployment: d, Now: t0}, Options{})
+	w := &world{}
+	w.init(Snapshot{Deployment: d, Now: t0}, Options{})
 	rs := testRS(d, "new", 1, 1, 0, t0)
 	rs.UID = ""
 	created := w.createRS(rs, "test")
@@ -227,5 +228,25 @@ func TestConditionTimesWholeSecondsUTC(t *testing.T) {
 	c := getCondition(st.Deployment.Status, appsv1.DeploymentProgressing)
 	if want := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC); c == nil || c.LastUpdateTime.Time != want || c.LastTransitionTime.Time != want {
 		t.Errorf("Progressing times = %+v, want %v", c, want)
+	}
+}
+
+// smallList keeps its order past its inline entries.
+func TestSmallList(t *testing.T) {
+	var l smallList[int]
+	for i := range 11 {
+		l.add(i)
+	}
+	if l.len() != 11 {
+		t.Fatalf("len = %d, want 11", l.len())
+	}
+	for i := range 11 {
+		if got := *l.at(i); got != i {
+			t.Fatalf("at(%d) = %d", i, got)
+		}
+	}
+	*l.at(7) = 70
+	if *l.at(7) != 70 {
+		t.Fatal("at does not point into the list")
 	}
 }

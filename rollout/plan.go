@@ -31,7 +31,11 @@ func PlanWith(s Snapshot, o Options) (*Result, error) {
 			return nil, fmt.Errorf("replicaSets[%d]: must not be nil", i)
 		}
 	}
-	w := newWorld(s, o)
+	// The planner (with its world) lives on this stack; only the Result
+	// and the objects written are allocated.
+	p := &planner{d: s.Deployment}
+	w := &p.w
+	w.init(s, o)
 
 	// A selector that selects everything is refused before anything else,
 	// even before validation: upstream only records observedGeneration.
@@ -46,7 +50,6 @@ func PlanWith(s Snapshot, o Options) (*Result, error) {
 		}
 		return w.finish(nil), nil
 	}
-	p := &planner{w: w, d: s.Deployment}
 	p.sel.init(d.Spec.Selector)
 	if err := validate(d, &p.sel); err != nil {
 		return nil, err
@@ -74,7 +77,7 @@ func (w *world) finish(err error) *Result {
 
 // planner follows upstream's syncDeployment step by step.
 type planner struct {
-	w *world
+	w world
 	// d is the Deployment as the sync sees it. Like upstream, the sync
 	// changes it in memory (revision annotation, conditions) and writes it;
 	// it starts as the snapshot's object, read-only, and mut makes it a

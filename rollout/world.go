@@ -36,10 +36,8 @@ type world struct {
 	// records the server generation of each object written. A sync writes a
 	// few objects at most, so both are short lists (in buffers allocated
 	// with the world).
-	handed    []handedVersion
-	server    []serverVersion
-	handedBuf [4]handedVersion
-	serverBuf [4]serverVersion
+	handed smallList[handedVersion]
+	server smallList[serverVersion]
 	// deploymentWrites counts writes of the Deployment. Upstream never uses
 	// the Deployment a write returns, so every write after the first sends a
 	// stale resourceVersion.
@@ -50,14 +48,37 @@ type world struct {
 	createdSeq int
 }
 
-func newWorld(s Snapshot, o Options) *world {
-	a := &struct {
-		w world
-		r Result
-	}{}
-	a.w = world{opts: o, snap: s, res: &a.r, status: s.Deployment.Status}
-	a.w.handed, a.w.server = a.w.handedBuf[:0], a.w.serverBuf[:0]
-	return &a.w
+// init prepares w for one plan of s. w itself may live on the caller's
+// stack; only the Result it fills is allocated.
+func (w *world) init(s Snapshot, o Options) {
+	*w = world{opts: o, snap: s, res: &Result{}, status: s.Deployment.Status}
+}
+
+// smallList is a list whose first entries live inside it: no allocation
+// for a few entries, and (unlike a slice of an array field) no pointer
+// into itself, which would move its holder to the heap.
+type smallList[T any] struct {
+	n    int
+	buf  [4]T
+	more []T
+}
+
+func (l *smallList[T]) len() int { return l.n + len(l.more) }
+
+func (l *smallList[T]) at(i int) *T {
+	if i < len(l.buf) {
+		return &l.buf[i]
+	}
+	return &l.more[i-len(l.buf)]
+}
+
+func (l *smallList[T]) add(v T) {
+	if l.n < len(l.buf) {
+		l.buf[l.n] = v
+		l.n++
+		return
+	}
+	l.more = append(l.more, v)
 }
 
 type handedVersion struct {
@@ -72,8 +93,8 @@ type serverVersion struct {
 
 // gen is the server generation rs reflects: 0 for a snapshot object.
 func (w *world) gen(rs *appsv1.ReplicaSet) int {
-	for _, h := range w.handed {
-		if h.rs == rs {
+	for i := range w.handed.len() {
+		if h := w.handed.at(i); h.rs == rs {
 			return h.gen
 		}
 	}
@@ -82,8 +103,8 @@ func (w *world) gen(rs *appsv1.ReplicaSet) int {
 
 // serverGen is the number of writes of the object with uid so far.
 func (w *world) serverGen(uid types.UID) int {
-	for _, v := range w.server {
-		if v.uid == uid {
+	for i := range w.server.len() {
+		if v := w.server.at(i); v.uid == uid {
 			return v.gen
 		}
 	}
@@ -157,17 +178,17 @@ func (w *world) patchRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet)
 // returns it (the caller must not modify it afterwards).
 func (w *world) written(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
 	gen := 1
-	for i := range w.server {
-		if w.server[i].uid == rs.UID {
-			w.server[i].gen++
-			gen = w.server[i].gen
+	for i := range w.server.len() {
+		if v := w.server.at(i); v.uid == rs.UID {
+			v.gen++
+			gen = v.gen
 			break
 		}
 	}
 	if gen == 1 {
-		w.server = append(w.server, serverVersion{rs.UID, 1})
+		w.server.add(serverVersion{rs.UID, 1})
 	}
-	w.handed = append(w.handed, handedVersion{rs, gen})
+	w.handed.add(handedVersion{rs, gen})
 	return rs
 }
 
