@@ -294,9 +294,8 @@ func TestBenchInputs(t *testing.T) {
 }
 
 // TestQuietPlanAllocations pins how many allocations a quiet plan makes,
-// at today's counts: a converged sync (the world with its Result, the list
-// of claimed ReplicaSets, the conditions of the computed status, the
-// old-ReplicaSet list) and the mid-rollout sync of BenchmarkPlan, which
+// at today's counts: a converged sync (the Result, the list of claimed
+// ReplicaSets, the old-ReplicaSet list) and the mid-rollout sync of BenchmarkPlan, which
 // records a revision, scales, and is then stopped by the conflict its
 // second Deployment write would meet (explaining that costs a dozen). A new
 // allocation on these paths (an escaping planner, say) fails here rather
@@ -308,7 +307,7 @@ func TestQuietPlanAllocations(t *testing.T) {
 		s    rollout.Snapshot
 		max  float64
 	}{
-		{"converged", convergedSnapshot(1), 4},
+		{"converged", convergedSnapshot(1), 3},
 		{"rolling/rs=1", midRollout(1), 34},
 	} {
 		n := testing.AllocsPerRun(100, func() {

@@ -11,9 +11,10 @@ import (
 	"pgregory.net/rapid"
 )
 
-// The in-place condition edits used on a computed status must give exactly
-// what the copying ones give (order and nil-ness included) for any sequence
-// of edits, duplicates of a type included.
+// The copy-on-write condition edits used on a computed status must give
+// exactly what the copying ones give (order and nil-ness included) for any
+// sequence of edits, duplicates of a type included, and never change the
+// slice they start from.
 func TestOwnedConditionEditsMatchCopyingEdits(t *testing.T) {
 	types := []appsv1.DeploymentConditionType{appsv1.DeploymentAvailable, appsv1.DeploymentProgressing, appsv1.DeploymentReplicaFailure}
 	statuses := []corev1.ConditionStatus{corev1.ConditionTrue, corev1.ConditionFalse, corev1.ConditionUnknown}
@@ -30,19 +31,20 @@ func TestOwnedConditionEditsMatchCopyingEdits(t *testing.T) {
 		}
 		input := slices.Clone(start)
 		copying := appsv1.DeploymentStatus{Conditions: start}
-		var owned appsv1.DeploymentStatus
-		if len(start) > 0 {
-			owned.Conditions = append(make([]appsv1.DeploymentCondition, 0, len(start)+1), start...)
-		}
+		// The in-place edits start on a shared slice (the Deployment's own),
+		// which they must copy before the first change and never modify.
+		deployments := slices.Clone(start)
+		owned := appsv1.DeploymentStatus{Conditions: deployments}
+		shared := len(deployments) > 0
 		for i := range rapid.IntRange(0, 6).Draw(t, "ops") {
 			if rapid.Bool().Draw(t, "set") {
 				c := genCond(t, "op")
 				setCondition(&copying, c)
-				setOwnedCondition(&owned, c)
+				setOwnedCondition(&owned, &shared, c)
 			} else {
 				ty := rapid.SampledFrom(types).Draw(t, "remove")
 				removeCondition(&copying, ty)
-				removeOwnedCondition(&owned, ty)
+				removeOwnedCondition(&owned, &shared, ty)
 			}
 			if !reflect.DeepEqual(copying.Conditions, owned.Conditions) {
 				t.Fatalf("after op %d: copying %v, in place %v", i, copying.Conditions, owned.Conditions)
@@ -50,6 +52,9 @@ func TestOwnedConditionEditsMatchCopyingEdits(t *testing.T) {
 		}
 		if !reflect.DeepEqual(start, input) {
 			t.Fatalf("the copying edits changed their input")
+		}
+		if !reflect.DeepEqual(deployments, input) {
+			t.Fatalf("the in-place edits changed the shared slice")
 		}
 	})
 }

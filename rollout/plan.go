@@ -87,6 +87,9 @@ type planner struct {
 	// sel is the Deployment's selector, prepared for matching (the spec
 	// does not change within a sync).
 	sel selectorPairs
+	// sharedConds says that the conditions of the status calculateStatus
+	// made are still the Deployment's (see setOwnedCondition).
+	sharedConds bool
 	// rsList is the claimed ReplicaSets.
 	rsList []*appsv1.ReplicaSet
 	// existing is the new ReplicaSet found in rsList, once looked is set.

@@ -104,24 +104,32 @@ func withoutCondition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentCondit
 	return out
 }
 
-// The status calculateStatus builds owns its conditions slice (a copy with
-// room for one more condition), so the edits of the rest of the sync happen
-// in that slice, without a new one each: setOwnedCondition and
-// removeOwnedCondition have setCondition's and removeCondition's results,
-// order included, but must only be used on such a slice.
+// The status calculateStatus builds starts with the Deployment's conditions
+// slice, shared (*shared is true); the first edit that changes something
+// replaces it with a copy that has room for one more condition, and later
+// edits happen in that copy instead of a new slice each. A sync that changes
+// no condition (most syncs that write nothing) copies nothing.
+// setOwnedCondition and removeOwnedCondition have setCondition's and
+// removeCondition's results, order included, but may only be used on such
+// a status.
 
-func setOwnedCondition(s *appsv1.DeploymentStatus, c appsv1.DeploymentCondition) {
+func setOwnedCondition(s *appsv1.DeploymentStatus, shared *bool, c appsv1.DeploymentCondition) {
 	if cur := getCondition(*s, c.Type); cur != nil && cur.Status == c.Status {
 		if cur.Reason == c.Reason {
 			return
 		}
 		c.LastTransitionTime = cur.LastTransitionTime
 	}
-	removeOwnedCondition(s, c.Type)
+	ownConditions(s, shared)
+	removeOwnedCondition(s, shared, c.Type)
 	s.Conditions = append(s.Conditions, c)
 }
 
-func removeOwnedCondition(s *appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) {
+func removeOwnedCondition(s *appsv1.DeploymentStatus, shared *bool, t appsv1.DeploymentConditionType) {
+	if getCondition(*s, t) == nil {
+		return
+	}
+	ownConditions(s, shared)
 	cs := s.Conditions
 	n := 0
 	for i := range cs {
@@ -130,15 +138,23 @@ func removeOwnedCondition(s *appsv1.DeploymentStatus, t appsv1.DeploymentConditi
 			n++
 		}
 	}
-	if n == len(cs) {
-		return
-	}
 	clear(cs[n:])
 	if n == 0 {
 		s.Conditions = nil
 		return
 	}
 	s.Conditions = cs[:n]
+}
+
+// ownConditions replaces shared conditions with a private copy.
+func ownConditions(s *appsv1.DeploymentStatus, shared *bool) {
+	if !*shared {
+		return
+	}
+	*shared = false
+	if len(s.Conditions) > 0 {
+		s.Conditions = append(make([]appsv1.DeploymentCondition, 0, len(s.Conditions)+1), s.Conditions...)
+	}
 }
 
 func hasProgressDeadline(d *appsv1.Deployment) bool {
@@ -167,12 +183,13 @@ func (p *planner) calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.Rep
 		s.TerminatingReplicas = terminatingReplicas(allRSs, d.Status.TerminatingReplicas)
 	}
 	if len(d.Status.Conditions) > 0 {
-		s.Conditions = append(make([]appsv1.DeploymentCondition, 0, len(d.Status.Conditions)+1), d.Status.Conditions...)
+		s.Conditions = d.Status.Conditions
+		p.sharedConds = true
 	}
 	if available >= *d.Spec.Replicas-p.maxUnavailable() {
-		setOwnedCondition(&s, newCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue, MinimumReplicasAvailable, "Deployment has minimum availability.", p.w.snap.Now))
+		setOwnedCondition(&s, &p.sharedConds, newCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue, MinimumReplicasAvailable, "Deployment has minimum availability.", p.w.snap.Now))
 	} else {
-		setOwnedCondition(&s, newCondition(appsv1.DeploymentAvailable, corev1.ConditionFalse, MinimumReplicasUnavailable, "Deployment does not have minimum availability.", p.w.snap.Now))
+		setOwnedCondition(&s, &p.sharedConds, newCondition(appsv1.DeploymentAvailable, corev1.ConditionFalse, MinimumReplicasUnavailable, "Deployment does not have minimum availability.", p.w.snap.Now))
 	}
 	return s
 }
@@ -238,7 +255,7 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 	d, now := p.d, p.w.snap.Now
 	s := p.calculateStatus(allRSs, newRS)
 	if !hasProgressDeadline(d) {
-		removeOwnedCondition(&s, appsv1.DeploymentProgressing)
+		removeOwnedCondition(&s, &p.sharedConds, appsv1.DeploymentProgressing)
 	}
 	cur := getCondition(d.Status, appsv1.DeploymentProgressing)
 	isComplete := s.Replicas == s.UpdatedReplicas && cur != nil && cur.Reason == NewRSAvailableReason
@@ -257,24 +274,24 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 		}
 		switch {
 		case deploymentComplete(d, &s):
-			setOwnedCondition(&s, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewRSAvailableReason, subject("has successfully progressed."), now))
+			setOwnedCondition(&s, &p.sharedConds, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewRSAvailableReason, subject("has successfully progressed."), now))
 		case deploymentProgressing(d, &s):
 			c := newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, ReplicaSetUpdatedReason, subject("is progressing."), now)
 			if cur != nil {
 				if cur.Status == corev1.ConditionTrue {
 					c.LastTransitionTime = cur.LastTransitionTime
 				}
-				removeOwnedCondition(&s, appsv1.DeploymentProgressing)
+				removeOwnedCondition(&s, &p.sharedConds, appsv1.DeploymentProgressing)
 			}
-			setOwnedCondition(&s, c)
+			setOwnedCondition(&s, &p.sharedConds, c)
 		case deploymentTimedOut(d, &s, now):
-			setOwnedCondition(&s, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, TimedOutReason, subject("has timed out progressing."), now))
+			setOwnedCondition(&s, &p.sharedConds, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, TimedOutReason, subject("has timed out progressing."), now))
 		}
 	}
 	if failure, ok := replicaFailure(allRSs, newRS); ok {
-		setOwnedCondition(&s, failure)
+		setOwnedCondition(&s, &p.sharedConds, failure)
 	} else {
-		removeOwnedCondition(&s, appsv1.DeploymentReplicaFailure)
+		removeOwnedCondition(&s, &p.sharedConds, appsv1.DeploymentReplicaFailure)
 	}
 
 	if statusEqual(&d.Status, &s) {
