@@ -2,6 +2,7 @@ package rollout_test
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"testing"
 	"time"
@@ -310,11 +311,16 @@ func TestQuietPlanAllocations(t *testing.T) {
 		{"converged", convergedSnapshot(1), 3},
 		{"rolling/rs=1", midRollout(1), 34},
 	} {
-		n := testing.AllocsPerRun(100, func() {
-			if _, err := rollout.PlanWith(c.s, quiet); err != nil {
-				t.Fatal(err)
-			}
-		})
+		// The least of a few measurements: allocations by goroutines of
+		// other tests can only add to a count.
+		n := math.Inf(1)
+		for range 5 {
+			n = min(n, testing.AllocsPerRun(100, func() {
+				if _, err := rollout.PlanWith(c.s, quiet); err != nil {
+					t.Fatal(err)
+				}
+			}))
+		}
 		if raceEnabled {
 			c.max += 3 // the race detector's instrumentation moves a few values to the heap
 		}
