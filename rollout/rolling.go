@@ -31,7 +31,9 @@ func (p *planner) scaleReplicaSet(rs *appsv1.ReplicaSet, newScale int32, operati
 	}
 	updated, err := p.w.updateRS(rs, func(c *appsv1.ReplicaSet) {
 		c.Spec.Replicas = &newScale
-		c.Annotations, _ = revision.ReplicasAnnotations(c.Annotations, desired, maxReplicas)
+		if annotationsChange { // else the map stays shared: its content is what it would be
+			c.Annotations, _ = revision.ReplicasAnnotations(c.Annotations, desired, maxReplicas)
+		}
 	}, func(c *appsv1.ReplicaSet) Action {
 		return ScaleReplicaSet{ReplicaSet: c, From: from, To: newScale, Why: why}
 	})

@@ -137,7 +137,11 @@ type CreateReplicaSet struct {
 // UpdateReplicaSet updates a ReplicaSet's annotations or minReadySeconds
 // without changing its size (the revision sync of the new ReplicaSet).
 type UpdateReplicaSet struct {
-	// ReplicaSet is the whole object to write.
+	// ReplicaSet is the whole object to write. Like the objects of
+	// [ScaleReplicaSet], [AdoptReplicaSet] and [ReleaseReplicaSet], its
+	// top-level struct is allocated for this Result and referenced nowhere
+	// else in it, so a caller may take it over (set its resourceVersion,
+	// store it); what it points to may be shared and stays read-only.
 	ReplicaSet *appsv1.ReplicaSet
 	// Why explains the decision.
 	Why string
@@ -147,7 +151,8 @@ type UpdateReplicaSet struct {
 // desired-replicas and max-replicas annotations). From may equal To when
 // only the annotations change.
 type ScaleReplicaSet struct {
-	// ReplicaSet is the whole object to write, with the new size.
+	// ReplicaSet is the whole object to write, with the new size. Its
+	// top-level struct may be taken over (see [UpdateReplicaSet]).
 	ReplicaSet *appsv1.ReplicaSet
 	// From and To are the sizes before and after.
 	From, To int32
@@ -168,7 +173,8 @@ type DeleteReplicaSet struct {
 // AdoptReplicaSet makes the Deployment the controller of an orphan
 // ReplicaSet that matches its selector.
 type AdoptReplicaSet struct {
-	// ReplicaSet is the object as it will be after the adoption.
+	// ReplicaSet is the object as it will be after the adoption. Its
+	// top-level struct may be taken over (see [UpdateReplicaSet]).
 	ReplicaSet *appsv1.ReplicaSet
 	// Patch is the strategic merge patch upstream sends.
 	Patch []byte
@@ -179,7 +185,8 @@ type AdoptReplicaSet struct {
 // ReleaseReplicaSet removes the Deployment's controller reference from a
 // ReplicaSet it owns whose labels no longer match its selector.
 type ReleaseReplicaSet struct {
-	// ReplicaSet is the object as it will be after the release.
+	// ReplicaSet is the object as it will be after the release. Its
+	// top-level struct may be taken over (see [UpdateReplicaSet]).
 	ReplicaSet *appsv1.ReplicaSet
 	// Patch is the strategic merge patch upstream sends.
 	Patch []byte

@@ -495,13 +495,13 @@ func (s *Sim) apply(a rollout.Action) error {
 	case rollout.CreateReplicaSet:
 		return s.createReplicaSet(a.ReplicaSet)
 	case rollout.UpdateReplicaSet:
-		return s.updateReplicaSet(a.ReplicaSet)
+		return s.updateReplicaSet(a.ReplicaSet, true)
 	case rollout.ScaleReplicaSet:
-		return s.updateReplicaSet(a.ReplicaSet)
+		return s.updateReplicaSet(a.ReplicaSet, true)
 	case rollout.AdoptReplicaSet:
-		return s.updateReplicaSet(a.ReplicaSet)
+		return s.updateReplicaSet(a.ReplicaSet, true)
 	case rollout.ReleaseReplicaSet:
-		return s.updateReplicaSet(a.ReplicaSet)
+		return s.updateReplicaSet(a.ReplicaSet, true)
 	case rollout.DeleteReplicaSet:
 		return s.deleteReplicaSet(a.Namespace, a.Name, a.UID)
 	case rollout.UpdateDeployment:
@@ -542,8 +542,10 @@ func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 }
 
 // updateReplicaSet writes metadata and spec (the main resource; status is
-// kept), with optimistic concurrency on a non-empty resourceVersion.
-func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet) error {
+// kept), with optimistic concurrency on a non-empty resourceVersion. owned
+// says obj was allocated for the caller (a plan's ReplicaSet write, see
+// rollout.UpdateReplicaSet) and may be stored as it is.
+func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	if obj == nil {
 		return fmt.Errorf("update replicaset: nil object")
 	}
@@ -559,8 +561,11 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet) error {
 	if (obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion) || (obj.UID != "" && obj.UID != old.UID) {
 		return conflictError("replicasets.apps", obj.Name)
 	}
-	c := *obj
-	rs := &c
+	rs := obj
+	if !owned {
+		c := *obj
+		rs = &c
+	}
 	rs.Namespace = ns
 	rs.UID = old.UID
 	rs.CreationTimestamp = old.CreationTimestamp

@@ -285,7 +285,7 @@ func TestReplicaSetController(t *testing.T) {
 	s.sc.Cluster.Failures = []FailureRule{{Labels: map[string]string{"app": "web"}, mode: modeNeverReady}}
 	four := got.DeepCopy()
 	four.Spec.Replicas = ptrTo(int32(4))
-	if err := s.updateReplicaSet(four); err != nil {
+	if err := s.updateReplicaSet(four, false); err != nil {
 		t.Fatal(err)
 	}
 	s.runUntil(2 * time.Minute)
@@ -300,7 +300,7 @@ func TestReplicaSetController(t *testing.T) {
 	}
 	back := s.st.replicaSets["default/web-1"].DeepCopy()
 	back.Spec.Replicas = &three
-	if err := s.updateReplicaSet(back); err != nil {
+	if err := s.updateReplicaSet(back, false); err != nil {
 		t.Fatal(err)
 	}
 	s.runUntil(3 * time.Minute)
