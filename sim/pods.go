@@ -115,7 +115,7 @@ func (s *Sim) account(p *Pod, before podFlags) {
 		if !p.gone {
 			st.setMeta(p.idx, p.rankMeta())
 		}
-		if s.st.rsState[st.key] == st {
+		if st.item.rsState == st { // the ReplicaSet is still stored
 			s.notifyItem(st.item)
 		}
 	}
@@ -400,8 +400,8 @@ func (s *Sim) removePod(p *Pod) {
 
 func (s *Sim) hasPods(d *appsv1.Deployment) bool {
 	key := objKey(d.Namespace, d.Name)
-	for _, k := range s.st.rsByNS[d.Namespace] {
-		if st := s.st.rsState[k]; st.ownerKey == key && len(st.pods) > 0 {
+	for _, st := range s.st.rsByNS[d.Namespace] {
+		if st.ownerKey == key && len(st.pods) > 0 {
 			return true
 		}
 	}
@@ -475,12 +475,12 @@ func (s *Sim) podsOnNode(n *Node) []*Pod {
 const burstReplicas = 500
 
 // syncReplicaSet is one sync of the ReplicaSet controller.
-func (s *Sim) syncReplicaSet(k queueKey) {
-	rs := s.st.replicaSets[k.name]
-	st := s.st.rsState[k.name]
-	if rs == nil || st == nil {
-		return
+func (s *Sim) syncReplicaSet(it *wqItem) {
+	st := it.rsState
+	if st == nil {
+		return // deleted
 	}
+	rs := st.rs
 	s.stats.ReplicaSetSyncs++
 	diff := st.active - rsReplicas(rs)
 	var createErr error
@@ -571,7 +571,7 @@ func (s *Sim) writeRSStatus(rs *appsv1.ReplicaSet, st *rsState, createErr error)
 		cur.TerminatingReplicas = &t
 	}
 	rs.ResourceVersion = s.st.nextRV()
-	s.rsChanged(nil, rs)
+	s.rsStatusChanged(rs, st)
 }
 
 // rsConditionsEqual compares two ReplicaSet condition lists field by field.

@@ -202,6 +202,9 @@ type wqItem struct {
 	failures int           // rate-limiter failures since the last Forget
 	syncs    int           // syncs during the instant numbered instant
 	instant  uint64
+	// rsState is, for a ReplicaSet key, the state of the ReplicaSet stored
+	// under it (nil while there is none).
+	rsState *rsState
 }
 
 func newWorkQueue() workQueue {

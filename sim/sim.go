@@ -229,7 +229,7 @@ func (s *Sim) handle(e event) {
 		case ctrlDeployment:
 			s.syncDeployment(it)
 		case ctrlReplicaSet:
-			s.syncReplicaSet(it.key)
+			s.syncReplicaSet(it)
 		}
 	case evRestartTick:
 		s.restartTick(e.at)
@@ -533,8 +533,9 @@ func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 	rs.CreationTimestamp = s.stamp()
 	rs.Status = appsv1.ReplicaSetStatus{}
 	s.st.replicaSets[key] = rs
-	s.st.indexRS(rs.Namespace, key)
-	st := &rsState{key: key, uid: rs.UID, item: s.wq.item(queueKey{ctrlReplicaSet, key})}
+	st := &rsState{key: key, rs: rs, uid: rs.UID, item: s.wq.item(queueKey{ctrlReplicaSet, key})}
+	st.item.rsState = st
+	s.st.indexRS(rs.Namespace, st)
 	s.st.rsState[key] = st
 	s.syncRSState(st, rs)
 	s.rsChanged(nil, rs)
@@ -577,7 +578,9 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	}
 	rs.ResourceVersion = s.st.nextRV()
 	s.st.replicaSets[key] = rs
-	s.syncRSState(s.st.rsState[key], rs)
+	st := s.st.rsState[key]
+	st.rs = rs
+	s.syncRSState(st, rs)
 	s.rsChanged(old, rs)
 	return nil
 }
@@ -600,6 +603,7 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 	s.st.unindexRS(namespace, key)
 	st := s.st.rsState[key]
 	delete(s.st.rsState, key)
+	st.item.rsState = nil
 	for _, p := range slices_clone(st.pods) {
 		if !p.Terminating {
 			s.deletePod(p, "garbage collected: its replica set was deleted")
@@ -649,6 +653,22 @@ func (s *Sim) rsChanged(old, cur *appsv1.ReplicaSet) {
 	}
 }
 
+// rsStatusChanged is rsChanged(nil, rs) for a status write of rs, whose
+// state is st: the owner's key and work-queue item come from st (a status
+// write changes no owner reference) instead of map look-ups.
+func (s *Sim) rsStatusChanged(rs *appsv1.ReplicaSet, st *rsState) {
+	ref := metav1.GetControllerOfNoCopy(rs)
+	if ref == nil || ref.Kind != "Deployment" || st.ownerItem == nil {
+		s.rsChanged(nil, rs)
+		return
+	}
+	s.met.touch(st.ownerKey)
+	if d := s.st.deployments[st.ownerKey]; d != nil && d.UID == ref.UID {
+		s.notifyItem(st.ownerItem)
+	}
+	s.notifyItem(st.item)
+}
+
 // syncRSState refreshes the runtime bookkeeping after a ReplicaSet write:
 // its controller (for co-location ranks) and minReadySeconds (availability).
 func (s *Sim) syncRSState(st *rsState, rs *appsv1.ReplicaSet) {
@@ -678,6 +698,10 @@ func (s *Sim) syncRSState(st *rsState, rs *appsv1.ReplicaSet) {
 		st.owner, st.colo = owner, next
 	}
 	st.ownerKey = ownerKey
+	st.ownerItem = nil
+	if ownerKey != "" {
+		st.ownerItem = s.wq.item(queueKey{ctrlDeployment, ownerKey})
+	}
 	minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second
 	if minReady != st.minReady {
 		st.minReady = minReady
@@ -729,24 +753,25 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 }
 
 // storedForWrite returns the stored Deployment that a write of obj
-// replaces, after the API server's checks: it exists, and obj's
-// resourceVersion (when set) is the stored one.
-func (s *Sim) storedForWrite(obj *appsv1.Deployment, verb string) (*appsv1.Deployment, error) {
+// replaces, and its key, after the API server's checks: it exists, and
+// obj's resourceVersion (when set) is the stored one.
+func (s *Sim) storedForWrite(obj *appsv1.Deployment, verb string) (*appsv1.Deployment, string, error) {
 	if obj == nil {
-		return nil, fmt.Errorf("%s: nil object", verb)
+		return nil, "", fmt.Errorf("%s: nil object", verb)
 	}
-	old := s.st.deployments[s.st.key(obj.Namespace, obj.Name)]
+	key := s.st.key(obj.Namespace, obj.Name)
+	old := s.st.deployments[key]
 	if old == nil {
-		return nil, notFoundError("deployments.apps", obj.Name)
+		return nil, "", notFoundError("deployments.apps", obj.Name)
 	}
 	if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
-		return nil, conflictError("deployments.apps", obj.Name)
+		return nil, "", conflictError("deployments.apps", obj.Name)
 	}
-	return old, nil
+	return old, key, nil
 }
 
 func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
-	old, err := s.storedForWrite(obj, "update deployment")
+	old, _, err := s.storedForWrite(obj, "update deployment")
 	if err != nil {
 		return err
 	}
@@ -760,11 +785,10 @@ func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
 // owned says obj was allocated for the caller (a plan's status write, see
 // rollout.UpdateDeploymentStatus) and may be taken over by the store.
 func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment, owned bool) error {
-	old, err := s.storedForWrite(obj, "update deployment status")
+	old, key, err := s.storedForWrite(obj, "update deployment status")
 	if err != nil {
 		return err
 	}
-	key := s.st.key(obj.Namespace, obj.Name)
 	var d *appsv1.Deployment
 	if owned {
 		// Take over the plan's freshly allocated object instead of

@@ -40,10 +40,13 @@ func notFoundError(resource, name string) error {
 // so that a sync costs O(1) unless pods must be created or deleted.
 type rsState struct {
 	key      string
+	rs       *appsv1.ReplicaSet // the stored object (replicaSets[key])
 	uid      types.UID
 	owner    string  // controller owner UID, or "rs:"+uid for an orphan
 	ownerKey string  // namespace/name of the controlling Deployment, "" if none
 	item     *wqItem // the ReplicaSet controller's work-queue item of key
+	// ownerItem is the Deployment controller's work-queue item of ownerKey.
+	ownerItem *wqItem
 	pods     []*Pod
 	meta     []podMeta // meta[i] is the ranking data of pods[i]
 	hot      []uint64  // hot[i] is hotWord(&meta[i]): scanned first
@@ -74,7 +77,7 @@ type store struct {
 	secrets     map[string]*corev1.Secret
 	pods        map[string]*Pod
 	rsKeys      []string            // sorted keys of replicaSets
-	rsByNS      map[string][]string // sorted keys of replicaSets by namespace
+	rsByNS      map[string][]*rsState // the ReplicaSets of each namespace, by key
 	depKeys     []string            // sorted keys of deployments
 	keys        map[nsName]string   // interned "namespace/name" keys
 	rsBuf       []*appsv1.ReplicaSet
@@ -118,20 +121,25 @@ func newStore() *store {
 		configMaps:  map[string]*corev1.ConfigMap{},
 		secrets:     map[string]*corev1.Secret{},
 		pods:        map[string]*Pod{},
-		rsByNS:      map[string][]string{},
+		rsByNS:      map[string][]*rsState{},
 		keys:        map[nsName]string{},
 	}
 }
 
 // indexRS and unindexRS maintain the ReplicaSet key indexes.
-func (s *store) indexRS(namespace, key string) {
-	s.rsKeys = addKey(s.rsKeys, key)
-	s.rsByNS[namespace] = addKey(s.rsByNS[namespace], key)
+func (s *store) indexRS(namespace string, st *rsState) {
+	s.rsKeys = addKey(s.rsKeys, st.key)
+	ns := s.rsByNS[namespace]
+	i, _ := slices.BinarySearchFunc(ns, st.key, func(e *rsState, k string) int { return compareStrings(e.key, k) })
+	s.rsByNS[namespace] = slices.Insert(ns, i, st)
 }
 
 func (s *store) unindexRS(namespace, key string) {
 	s.rsKeys = removeKey(s.rsKeys, key)
-	s.rsByNS[namespace] = removeKey(s.rsByNS[namespace], key)
+	ns := s.rsByNS[namespace]
+	if i, found := slices.BinarySearchFunc(ns, key, func(e *rsState, k string) int { return compareStrings(e.key, k) }); found {
+		s.rsByNS[namespace] = slices.Delete(ns, i, i+1)
+	}
 }
 
 func (s *store) nextRV() string {
@@ -175,14 +183,14 @@ func sortedKeys[V any](m map[string]V) []string {
 // buffer that the next call reuses: the caller must be done with the slice
 // before it calls again (a plan does not keep its snapshot).
 func (s *store) replicaSetsIn(namespace string) []*appsv1.ReplicaSet {
-	keys := s.rsByNS[namespace]
-	if len(keys) == 0 {
+	states := s.rsByNS[namespace]
+	if len(states) == 0 {
 		return nil
 	}
 	clear(s.rsBuf)
 	out := s.rsBuf[:0]
-	for _, k := range keys {
-		out = append(out, s.replicaSets[k])
+	for _, st := range states {
+		out = append(out, st.rs)
 	}
 	s.rsBuf = out
 	return out
@@ -192,9 +200,9 @@ func (s *store) replicaSetsIn(namespace string) []*appsv1.ReplicaSet {
 // first (creation time, then name).
 func (s *store) ownedReplicaSets(d *appsv1.Deployment) []*appsv1.ReplicaSet {
 	var out []*appsv1.ReplicaSet
-	for _, k := range s.rsByNS[d.Namespace] {
-		if s.rsState[k].owner == string(d.UID) {
-			out = append(out, s.replicaSets[k])
+	for _, st := range s.rsByNS[d.Namespace] {
+		if st.owner == string(d.UID) {
+			out = append(out, st.rs)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *appsv1.ReplicaSet) int {

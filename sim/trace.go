@@ -320,9 +320,9 @@ func (m *metrics) refresh(s *Sim) {
 			m.deps[k] = cur
 		}
 		var a int32
-		for _, rk := range s.st.rsByNS[d.Namespace] {
-			if s.st.rsState[rk].owner == string(d.UID) {
-				a += s.st.replicaSets[rk].Status.AvailableReplicas
+		for _, st := range s.st.rsByNS[d.Namespace] {
+			if st.owner == string(d.UID) {
+				a += st.rs.Status.AvailableReplicas
 			}
 		}
 		*cur = depMetric{avail: a, below: a < minAvailable(d), incomplete: !s.deploymentComplete(d)}
