@@ -47,11 +47,11 @@ type rsState struct {
 	item     *wqItem // the ReplicaSet controller's work-queue item of key
 	// ownerItem is the Deployment controller's work-queue item of ownerKey.
 	ownerItem *wqItem
-	pods     []*Pod
-	meta     []podMeta // meta[i] is the ranking data of pods[i]
-	hot      []uint64  // hot[i] is hotWord(&meta[i]): scanned first
-	colo     []int32   // active pods of the owner per node slot, shared by its ReplicaSets
-	minReady time.Duration
+	pods      []*Pod
+	meta      []podMeta // meta[i] is the ranking data of pods[i]
+	hot       []uint64  // hot[i] is hotWord(&meta[i]): scanned first
+	colo      []int32   // active pods of the owner per node slot, shared by its ReplicaSets
+	minReady  time.Duration
 
 	active, ready, available, terminating int32
 	failure                               string // message of the last pod creation failure, "" when none
@@ -76,10 +76,10 @@ type store struct {
 	configMaps  map[string]*corev1.ConfigMap
 	secrets     map[string]*corev1.Secret
 	pods        map[string]*Pod
-	rsKeys      []string            // sorted keys of replicaSets
+	rsKeys      []string              // sorted keys of replicaSets
 	rsByNS      map[string][]*rsState // the ReplicaSets of each namespace, by key
-	depKeys     []string            // sorted keys of deployments
-	keys        map[nsName]string   // interned "namespace/name" keys
+	depKeys     []string              // sorted keys of deployments
+	keys        map[nsName]string     // interned "namespace/name" keys
 	rsBuf       []*appsv1.ReplicaSet
 }
 
