@@ -633,32 +633,39 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 	}
 	now := s.now
 	if n <= 8 {
-		// Each pick is two passes. The first finds, without branches that
-		// depend on the data, the best prefix of the ranking: the class
-		// (lowest first) and the co-location rank (highest first), packed
-		// into one integer per pod (0 for a pod out of the running). The
-		// second runs the full comparison only among the pods with that
-		// prefix, in pod order. That is exactly what one running-minimum
-		// pass with the full comparison picks: a pod with a worse prefix
-		// never stays the best once a pod with the best prefix is seen, and
-		// among equal prefixes both compare in the same order.
+		// Each pick is one pass over the packed ranking words, then the full
+		// comparison among a few pods. The pass computes the best prefix of
+		// the ranking, the class (lowest first) and the co-location rank
+		// (highest first) packed into one integer per pod (0 for a pod out
+		// of the running), and lists the pods that have it, in pod order:
+		// a better prefix empties the list (rare once the pass is under
+		// way), an equal one is appended without a branch. Then the full
+		// comparison runs, as a running minimum, over that list only. That
+		// is exactly what one running-minimum pass with the full comparison
+		// over all pods picks: a pod with a worse prefix never stays the
+		// best once a pod with the best prefix is seen, and among equal
+		// prefixes both compare in the same order.
 		var picked [8]int
 		out := make([]*Pod, 0, n)
-		prefixes := slices.Grow(s.prefixBuf[:0], len(st.hot))[:len(st.hot)]
+		cands := slices.Grow(s.candBuf[:0], len(st.hot)+1)[:len(st.hot)+1]
 		for len(out) < n {
 			var bestPrefix uint64
+			k := 0
 			for i, h := range st.hot {
 				p := rankPrefix(h, st.colo[int32(uint32(h))])
-				prefixes[i] = p
-				bestPrefix = max(bestPrefix, p)
+				if p > bestPrefix {
+					bestPrefix, k = p, 0
+				}
+				cands[k] = int32(i)
+				if p == bestPrefix {
+					k++
+				}
 			}
 			best := -1
 			var bestKey rankKey
 			rank := int32(uint32(bestPrefix)) // the rank of every pod with this prefix
-			for i, p := range prefixes {
-				if p != bestPrefix {
-					continue
-				}
+			for _, c := range cands[:k] {
+				i := int(c)
 				if best >= 0 && !st.meta[i].lessThan(st.pods[i], rank, &bestKey, now) {
 					continue
 				}
@@ -671,7 +678,7 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 		for _, i := range picked[:len(out)] {
 			st.hot[i] |= hotActive
 		}
-		s.prefixBuf = prefixes[:0]
+		s.candBuf = cands[:0]
 		return out
 	}
 	keys := slices.Grow(s.rankBuf[:0], int(st.active))
@@ -819,13 +826,18 @@ func rankClass(assigned bool, phase uint8, ready bool) uint8 {
 // two agree for every duration below 2^50 ns, about 13 days, where float64
 // rounding cannot reach the next integer).
 func logRank(d time.Duration) int64 {
+	if d > 0 && d < 1<<50 { // small enough to inline: the ranking's hot path
+		return int64(bits.Len64(uint64(d))) - 1
+	}
+	return logRankSlow(d)
+}
+
+//go:noinline
+func logRankSlow(d time.Duration) int64 {
 	if d <= 0 {
 		return -1
 	}
-	if d >= 1<<50 {
-		return int64(math.Log2(float64(d)))
-	}
-	return int64(bits.Len64(uint64(d))) - 1
+	return int64(math.Log2(float64(d)))
 }
 
 // lessForDeletion reports whether a should be deleted before b: unassigned

@@ -77,7 +77,7 @@ type Sim struct {
 	unscheduled []*Pod
 	colo        map[string][]int32 // by owner: active pods per node slot (co-location rank)
 	rankBuf     []rankKey
-	prefixBuf   []uint64
+	candBuf     []int32
 
 	stopWhenConverged bool
 	lastStepAt        time.Duration
