@@ -66,3 +66,18 @@ func ExampleMaxUnavailable() {
 	fmt.Println(fencepost.MaxSurge(d), fencepost.MaxUnavailable(d), fencepost.MinAvailable(d))
 	// Output: 1 2 8
 }
+
+func ExampleLimits() {
+	replicas := int32(10)
+	surge, unavailable := intstr.FromString("25%"), intstr.FromString("25%")
+	d := &appsv1.Deployment{Spec: appsv1.DeploymentSpec{
+		Replicas: &replicas,
+		Strategy: appsv1.DeploymentStrategy{
+			Type:          appsv1.RollingUpdateDeploymentStrategyType,
+			RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &surge, MaxUnavailable: &unavailable},
+		},
+	}}
+	maxSurge, maxUnavailable := fencepost.Limits(d)
+	fmt.Println(maxSurge, maxUnavailable)
+	// Output: 3 2
+}

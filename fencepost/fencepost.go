@@ -123,6 +123,23 @@ func MaxUnavailable(d *appsv1.Deployment) int32 {
 	return unavailable
 }
 
+// Limits returns [MaxSurge] and [MaxUnavailable] of d, resolving the two
+// values once (each of those functions resolves both).
+func Limits(d *appsv1.Deployment) (maxSurge, maxUnavailable int32) {
+	ru, replicas, ok := rolling(d)
+	if !ok {
+		return 0, 0
+	}
+	surge, unavailable, err := ResolveFenceposts(ru.MaxSurge, ru.MaxUnavailable, replicas)
+	if err != nil {
+		return 0, 0
+	}
+	if replicas == 0 {
+		return surge, 0
+	}
+	return surge, min(unavailable, replicas)
+}
+
 // MinAvailable returns how many pods of a RollingUpdate Deployment must stay
 // available during a rollout: spec.replicas − [MaxUnavailable]. It is 0 for
 // any other strategy and when spec.replicas is nil.

@@ -103,6 +103,8 @@ func TestPropertyRoundUpNotBelowRoundDown(t *testing.T) {
 	})
 }
 
+// TestPropertyNeverPanics also checks that Limits is MaxSurge and
+// MaxUnavailable together, on any input.
 func TestPropertyNeverPanics(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var replicas *int32
@@ -121,8 +123,10 @@ func TestPropertyNeverPanics(t *testing.T) {
 		d := &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: replicas, Strategy: appsv1.DeploymentStrategy{Type: typ, RollingUpdate: ru}}}
 		before := d.DeepCopy()
 		err := Validate(d)
-		MaxSurge(d)
-		MaxUnavailable(d)
+		surge, unavailable := MaxSurge(d), MaxUnavailable(d)
+		if ls, lu := Limits(d); ls != surge || lu != unavailable {
+			t.Fatalf("Limits = %d, %d; MaxSurge, MaxUnavailable = %d, %d", ls, lu, surge, unavailable)
+		}
 		MinAvailable(d)
 		if ru != nil {
 			_, _, _ = ResolveFenceposts(ru.MaxSurge, ru.MaxUnavailable, rapid.Int32().Draw(t, "desired"))

@@ -258,8 +258,7 @@ func (p *planner) maxUnavailable() int32 {
 
 func (p *planner) resolveFenceposts() {
 	if !p.fenceposts.ok {
-		p.fenceposts.surge = fencepost.MaxSurge(p.d)
-		p.fenceposts.unavailable = fencepost.MaxUnavailable(p.d)
+		p.fenceposts.surge, p.fenceposts.unavailable = fencepost.Limits(p.d)
 		p.fenceposts.ok = true
 	}
 }

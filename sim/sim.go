@@ -573,7 +573,7 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	rs.DeletionTimestamp = old.DeletionTimestamp
 	rs.Status = old.Status
 	rs.Generation = old.Generation
-	if specChanged(&old.Spec, &rs.Spec) {
+	if rsSpecChanged(&old.Spec, &rs.Spec) {
 		rs.Generation++
 	}
 	rs.ResourceVersion = s.st.nextRV()

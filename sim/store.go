@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unsafe"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -236,7 +237,7 @@ func truncTime(t metav1.Time) metav1.Time {
 // truncConditionTimes returns conds with second-precision times: conds
 // itself when they already are, else a copy.
 func truncConditionTimes(conds []appsv1.DeploymentCondition) []appsv1.DeploymentCondition {
-	exact := func(t metav1.Time) bool { return t.Time.Equal(t.Time.Truncate(time.Second)) }
+	exact := func(t metav1.Time) bool { return t.Nanosecond() == 0 }
 	same := true
 	for i := range conds {
 		if !exact(conds[i].LastUpdateTime) || !exact(conds[i].LastTransitionTime) {
@@ -268,3 +269,25 @@ func deploymentSelects(d *appsv1.Deployment, lbls map[string]string) bool {
 // specChanged reports whether two specs differ semantically. Pass pointers
 // (a spec boxed by value would be copied).
 func specChanged(a, b any) bool { return !equality.Semantic.DeepEqual(a, b) }
+
+// rsSpecChanged is specChanged for ReplicaSet specs. The Deployment
+// controller's writes (a new size, annotations) leave the selector and the
+// template the very same memory: then comparing sizes and minReadySeconds
+// decides, without reflection. Anything else goes to specChanged.
+func rsSpecChanged(a, b *appsv1.ReplicaSetSpec) bool {
+	if a.Selector == b.Selector && sameTemplateMemory(&a.Template, &b.Template) {
+		return a.MinReadySeconds != b.MinReadySeconds || !int32PtrEqual(a.Replicas, b.Replicas)
+	}
+	return specChanged(a, b)
+}
+
+// sameTemplateMemory reports whether two templates are the same bytes,
+// which makes them equal (every pointer, slice and map is the same one).
+func sameTemplateMemory(a, b *corev1.PodTemplateSpec) bool {
+	n := unsafe.Sizeof(*a)
+	return unsafe.String((*byte)(unsafe.Pointer(a)), n) == unsafe.String((*byte)(unsafe.Pointer(b)), n)
+}
+
+func int32PtrEqual(a, b *int32) bool {
+	return a == b || (a != nil && b != nil && *a == *b)
+}
