@@ -146,6 +146,18 @@ var templatePlan = sync.OnceValue(func() *eqPlan {
 // would make is reflexive (see above). Padding bytes may differ between
 // otherwise identical structs; then the walk decides, as it always may.
 func (p *eqPlan) templateEqual(a, b *corev1.PodTemplateSpec) bool {
+	if !imagesEqual(a, b) {
+		return false
+	}
+	if sameBytesButLabels(a, b) {
+		return true
+	}
+	return p.equal(unsafe.Pointer(a), unsafe.Pointer(b))
+}
+
+// imagesEqual reports whether a and b have as many containers with the
+// same images; when not, Semantic.DeepEqual finds them different too.
+func imagesEqual(a, b *corev1.PodTemplateSpec) bool {
 	ca, cb := a.Spec.Containers, b.Spec.Containers
 	if len(ca) != len(cb) {
 		return false
@@ -155,10 +167,7 @@ func (p *eqPlan) templateEqual(a, b *corev1.PodTemplateSpec) bool {
 			return false
 		}
 	}
-	if sameBytesButLabels(a, b) {
-		return true
-	}
-	return p.equal(unsafe.Pointer(a), unsafe.Pointer(b))
+	return true
 }
 
 // The labels field of a PodTemplateSpec, as a byte range.

@@ -110,10 +110,16 @@ func EqualIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 	if a == b {
 		return true
 	}
+	plan := templatePlan()
+	// Images first: they are what differs between the ReplicaSets of a
+	// rollout, and comparing them is cheaper than iterating the labels.
+	if plan != nil && !imagesEqual(a, b) {
+		return false
+	}
 	if !labelsEqualIgnoringHash(a.Labels, b.Labels) {
 		return false
 	}
-	if plan := templatePlan(); plan != nil {
+	if plan != nil {
 		return plan.templateEqual(a, b)
 	}
 	// Slow path, for a PodTemplateSpec the fast path cannot compile (see

@@ -48,10 +48,12 @@ type world struct {
 	createdSeq int
 }
 
-// init prepares w for one plan of s. w itself may live on the caller's
-// stack; only the Result it fills is allocated.
+// init prepares w, which must be zero, for one plan of s. w itself may
+// live on the caller's stack; only the Result it fills is allocated. (Field
+// by field: assigning a whole world literal would zero the large struct a
+// second time.)
 func (w *world) init(s Snapshot, o Options) {
-	*w = world{opts: o, snap: s, res: &Result{}, status: s.Deployment.Status}
+	w.opts, w.snap, w.res, w.status = o, s, &Result{}, s.Deployment.Status
 }
 
 // smallList is a list whose first entries live inside it: no allocation
