@@ -41,7 +41,7 @@ func (p *planner) scaleReplicaSet(rs *appsv1.ReplicaSet, newScale int32, operati
 		return false, rs, err
 	}
 	if sizeChange {
-		p.w.res.Events = append(p.w.res.Events, Event{Type: corev1.EventTypeNormal, Reason: "ScalingReplicaSet",
+		p.w.addEvent(Event{Type: corev1.EventTypeNormal, Reason: "ScalingReplicaSet",
 			Message: "Scaled " + operation + " replica set " + updated.Name + " from " + strconv.Itoa(int(from)) + " to " + strconv.Itoa(int(newScale)),
 			After:   len(p.w.res.Actions)})
 	}

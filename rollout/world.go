@@ -114,7 +114,24 @@ func (w *world) serverGen(uid types.UID) int {
 }
 
 func (w *world) event(typ, reason, format string, args ...any) {
-	w.res.Events = append(w.res.Events, Event{Type: typ, Reason: reason, Message: fmt.Sprintf(format, args...), After: len(w.res.Actions)})
+	w.addEvent(Event{Type: typ, Reason: reason, Message: fmt.Sprintf(format, args...), After: len(w.res.Actions)})
+}
+
+// addAction and addEvent append to the Result. A plan writes a few objects
+// at most (usually a scale and a status), so the lists start with room for
+// four instead of growing one by one.
+func (w *world) addAction(a Action) {
+	if w.res.Actions == nil {
+		w.res.Actions = make([]Action, 0, 4)
+	}
+	w.res.Actions = append(w.res.Actions, a)
+}
+
+func (w *world) addEvent(e Event) {
+	if w.res.Events == nil {
+		w.res.Events = make([]Event, 0, 2)
+	}
+	w.res.Events = append(w.res.Events, e)
 }
 
 func (w *world) normal(reason, format string, args ...any) {
@@ -161,7 +178,7 @@ func (w *world) updateRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet
 		c.UID = ""
 		out = &c
 	}
-	w.res.Actions = append(w.res.Actions, emit(out))
+	w.addAction(emit(out))
 	return w.written(rs), nil
 }
 
@@ -172,7 +189,7 @@ func (w *world) patchRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet)
 	rs := cloneRS(base)
 	mutate(rs)
 	rs.ResourceVersion = ""
-	w.res.Actions = append(w.res.Actions, emit(rs))
+	w.addAction(emit(rs))
 	return w.written(rs)
 }
 
@@ -197,7 +214,7 @@ func (w *world) written(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
 // createRS records the creation of rs (which the caller built).
 func (w *world) createRS(rs *appsv1.ReplicaSet, why string) *appsv1.ReplicaSet {
 	out := cloneRS(rs)
-	w.res.Actions = append(w.res.Actions, CreateReplicaSet{ReplicaSet: out, Why: why})
+	w.addAction(CreateReplicaSet{ReplicaSet: out, Why: why})
 	// The created object has no UID yet; key it by a placeholder that cannot
 	// clash with a real UID so that later writes in this sync are tracked.
 	w.createdSeq++
@@ -209,7 +226,7 @@ func (w *world) createRS(rs *appsv1.ReplicaSet, why string) *appsv1.ReplicaSet {
 }
 
 func (w *world) deleteRS(rs *appsv1.ReplicaSet, why string) {
-	w.res.Actions = append(w.res.Actions, DeleteReplicaSet{Namespace: rs.Namespace, Name: rs.Name, UID: rs.UID, Why: why})
+	w.addAction(DeleteReplicaSet{Namespace: rs.Namespace, Name: rs.Name, UID: rs.UID, Why: why})
 }
 
 // writeDeployment records a write of d (status subresource or not). d
@@ -222,10 +239,10 @@ func (w *world) writeDeployment(d *appsv1.Deployment, status bool, why string) e
 	w.deploymentWrites++
 	out := d
 	if status {
-		w.res.Actions = append(w.res.Actions, UpdateDeploymentStatus{Deployment: out, Why: why})
+		w.addAction(UpdateDeploymentStatus{Deployment: out, Why: why})
 		w.status = out.Status
 	} else {
-		w.res.Actions = append(w.res.Actions, UpdateDeployment{Deployment: out, Why: why})
+		w.addAction(UpdateDeployment{Deployment: out, Why: why})
 	}
 	return nil
 }
