@@ -144,14 +144,14 @@ const podNameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 // newPodName is generateName's suffix: 5 characters from the API server's
 // alphabet, drawn from the run's generator.
 func (s *Sim) newPodName(prefix string) string {
+	var buf [64]byte // prefixes are at most 58 bytes (see createPod)
+	b := append(append(buf[:0], prefix...), "-xxxxx"...)
 	for {
-		b := []byte(prefix + "-xxxxx")
 		for i := len(b) - 5; i < len(b); i++ {
 			b[i] = podNameAlphabet[s.rng.IntN(len(podNameAlphabet))]
 		}
-		name := string(b)
-		if _, taken := s.st.pods[name]; !taken {
-			return name
+		if _, taken := s.st.pods[string(b)]; !taken { // no allocation to look up
+			return string(b)
 		}
 	}
 }
