@@ -620,7 +620,9 @@ func FuzzEqualIgnoreHash(f *testing.F) {
 // hash-labelled copy; different: the last container's image differs,
 // which the image pre-check finds; different-late: the last toleration's
 // value differs, found after the whole walk but the tolerations) with
-// the Semantic.DeepEqual path it replaces (semantic-reference, equal pair)
+// the Semantic.DeepEqual path it replaces (semantic-reference, equal pair),
+// and a shallow copy with new labels (fast-equal-shared: the same-bytes
+// shortcut)
 // and with upstream's literal steps (deepcopy-reference: two deep copies,
 // label deleted, Semantic.DeepEqual).
 func BenchmarkEqualIgnoreHash(b *testing.B) {
@@ -630,12 +632,15 @@ func BenchmarkEqualIgnoreHash(b *testing.B) {
 	changed.Spec.Containers[1].Image = "registry.example.com/proxy:2.5"
 	lateChange := realisticTemplate()
 	lateChange.Spec.Tolerations[len(lateChange.Spec.Tolerations)-1].Value += "x"
+	shared := *a // a ReplicaSet's template made in memory from a Deployment's
+	shared.Labels = LabelsWithHash(a.Labels, "abc")
 	for _, bm := range []struct {
 		name string
 		f    func(a, b *corev1.PodTemplateSpec) bool
 		b    *corev1.PodTemplateSpec
 	}{
 		{"fast-equal", EqualIgnoreHash, labelled},
+		{"fast-equal-shared", EqualIgnoreHash, &shared},
 		{"fast-different", EqualIgnoreHash, changed},
 		{"fast-different-late", EqualIgnoreHash, lateChange},
 		{"semantic-reference", semanticEqualIgnoreHash, labelled},
