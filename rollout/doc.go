@@ -92,11 +92,12 @@
 // # Cost
 //
 // A sync that writes nothing (the most common one) of a 10-ReplicaSet
-// Deployment with a production-size pod template costs 13–17 µs and 16
+// Deployment with a production-size pod template costs about 5 µs and 8
 // allocations on a shared 2-core machine; one that scales a ReplicaSet and
-// writes the status 24–35 µs and 52 allocations. Cost is linear in ReplicaSets (about 0.5 µs each) and, for
-// Recreate only, in pods (about 40 ns each). [Options.Quiet] skips the
-// explanations for callers that never read them. See BENCHMARKS.md.
+// writes the status 15–18 µs and 35 allocations. Cost is linear in
+// ReplicaSets (about 0.2–0.4 µs each) and, for Recreate only, in pods
+// (about 35 ns each). [Options.Quiet] skips the explanations for callers
+// that never read them. See BENCHMARKS.md.
 //
 // [Apply] applies a result to a snapshot the way an API server would, for
 // tests and simulations.
