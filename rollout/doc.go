@@ -95,7 +95,7 @@
 // Deployment with a production-size pod template costs about 5 µs and 8
 // allocations on a shared 2-core machine; one that scales a ReplicaSet and
 // writes the status 15–18 µs and 35 allocations. Cost is linear in
-// ReplicaSets (about 0.2–0.4 µs each) and, for Recreate only, in pods
+// ReplicaSets (about 0.2 µs each) and, for Recreate only, in pods
 // (about 35 ns each). [Options.Quiet] skips the explanations for callers
 // that never read them. See BENCHMARKS.md.
 //
