@@ -639,7 +639,9 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 		// (highest first) packed into one integer per pod (0 for a pod out
 		// of the running), and lists the pods that have it, in pod order:
 		// a better prefix empties the list (rare once the pass is under
-		// way), an equal one is appended without a branch. Then the full
+		// way); every index is written at the list's end, and the length
+		// grows only for an equal prefix (no hard-to-predict branch on
+		// which pods tie). Then the full
 		// comparison runs, as a running minimum, over that list only. That
 		// is exactly what one running-minimum pass with the full comparison
 		// over all pods picks: a pod with a worse prefix never stays the
