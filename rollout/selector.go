@@ -6,23 +6,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// selectorMatches reports whether a valid selector selects the labels,
-// exactly as metav1.LabelSelectorAsSelector(sel).Matches(labels.Set(l))
-// does, without building a labels.Selector (which validates every key with
-// regular expressions and dominated the cost of a plan). A nil selector
-// selects nothing, an empty one everything.
-func selectorMatches(sel *metav1.LabelSelector, l map[string]string) bool {
-	if sel == nil {
-		return false
-	}
-	for k, v := range sel.MatchLabels {
-		if got, ok := l[k]; !ok || got != v {
-			return false
-		}
-	}
-	return expressionsMatch(sel, l)
-}
-
 // labelPair is one entry of a selector's matchLabels.
 type labelPair struct{ key, value string }
 
@@ -65,7 +48,11 @@ func (sp *selectorPairs) list() []labelPair {
 	return sp.buf[:sp.n]
 }
 
-// matches is selectorMatches(sp.sel, l).
+// matches reports whether a valid selector selects the labels, exactly as
+// metav1.LabelSelectorAsSelector(sel).Matches(labels.Set(l)) does, without
+// building a labels.Selector (which validates every key with regular
+// expressions and dominated the cost of a plan). A nil selector selects
+// nothing, an empty one everything.
 func (sp *selectorPairs) matches(l map[string]string) bool {
 	if sp.sel == nil {
 		return false
@@ -78,7 +65,12 @@ func (sp *selectorPairs) matches(l map[string]string) bool {
 	return expressionsMatch(sp.sel, l)
 }
 
-// simple is selectorSimple(sp.sel).
+// simple reports whether the selector is certainly valid: every key and
+// value is a plain label name (alphanumerics, '-', '_', '.', starting and
+// ending alphanumeric, at most 63 characters), optionally with a simple
+// DNS prefix for keys, and operators are known with the right number of
+// values. When it returns false, the caller asks apimachinery, which knows
+// every rule and words the error.
 func (sp *selectorPairs) simple() bool {
 	if sp.sel == nil {
 		return false
@@ -91,7 +83,7 @@ func (sp *selectorPairs) simple() bool {
 	return expressionsSimple(sp.sel)
 }
 
-// expressionsMatch is the matchExpressions half of selectorMatches.
+// expressionsMatch is the matchExpressions half of matches.
 func expressionsMatch(sel *metav1.LabelSelector, l map[string]string) bool {
 	for _, r := range sel.MatchExpressions {
 		v, ok := l[r.Key]
@@ -119,25 +111,7 @@ func expressionsMatch(sel *metav1.LabelSelector, l map[string]string) bool {
 	return true
 }
 
-// selectorSimple reports whether sel is certainly valid: every key and
-// value is a plain label name (alphanumerics, '-', '_', '.', starting and
-// ending alphanumeric, at most 63 characters), optionally with a simple
-// DNS prefix for keys, and operators are known with the right number of
-// values. When it returns false, the caller asks apimachinery, which knows
-// every rule and words the error.
-func selectorSimple(sel *metav1.LabelSelector) bool {
-	if sel == nil {
-		return false
-	}
-	for k, v := range sel.MatchLabels {
-		if !simpleKey(k) || (v != "" && !simpleName(v)) {
-			return false
-		}
-	}
-	return expressionsSimple(sel)
-}
-
-// expressionsSimple is the matchExpressions half of selectorSimple.
+// expressionsSimple is the matchExpressions half of simple.
 func expressionsSimple(sel *metav1.LabelSelector) bool {
 	for _, r := range sel.MatchExpressions {
 		if !simpleKey(r.Key) {
