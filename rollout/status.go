@@ -67,41 +67,12 @@ func getCondition(s appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *
 
 // setCondition adds or replaces the condition of c's type. Like upstream it
 // does nothing when status and reason are unchanged, and keeps
-// lastTransitionTime when only the reason changes. The slice is rebuilt, so
-// a status copied from the input is never modified in place.
+// lastTransitionTime when only the reason changes. The slice is copied
+// before it changes, so a status copied from the input is never modified in
+// place.
 func setCondition(s *appsv1.DeploymentStatus, c appsv1.DeploymentCondition) {
-	if cur := getCondition(*s, c.Type); cur != nil && cur.Status == c.Status {
-		if cur.Reason == c.Reason {
-			return
-		}
-		c.LastTransitionTime = cur.LastTransitionTime
-	}
-	s.Conditions = append(withoutCondition(s.Conditions, c.Type), c)
-}
-
-func removeCondition(s *appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) {
-	s.Conditions = withoutCondition(s.Conditions, t)
-}
-
-func withoutCondition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType) []appsv1.DeploymentCondition {
-	// Like upstream, nil when nothing is left. Otherwise with room for the
-	// condition setCondition appends.
-	n := 0
-	for i := range cs {
-		if cs[i].Type != t {
-			n++
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	out := make([]appsv1.DeploymentCondition, 0, n+1)
-	for _, c := range cs {
-		if c.Type != t {
-			out = append(out, c)
-		}
-	}
-	return out
+	shared := true
+	setOwnedCondition(s, &shared, c)
 }
 
 // The status calculateStatus builds starts with the Deployment's conditions
@@ -109,9 +80,9 @@ func withoutCondition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentCondit
 // replaces it with a copy that has room for one more condition, and later
 // edits happen in that copy instead of a new slice each. A sync that changes
 // no condition (most syncs that write nothing) copies nothing.
-// setOwnedCondition and removeOwnedCondition have setCondition's and
-// removeCondition's results, order included, but may only be used on such
-// a status.
+// setOwnedCondition and removeOwnedCondition give upstream's
+// SetDeploymentCondition and RemoveDeploymentCondition results, order
+// included, and nil once the last condition is removed.
 
 func setOwnedCondition(s *appsv1.DeploymentStatus, shared *bool, c appsv1.DeploymentCondition) {
 	if cur := getCondition(*s, c.Type); cur != nil && cur.Status == c.Status {
