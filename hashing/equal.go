@@ -133,22 +133,17 @@ var templatePlan = sync.OnceValue(func() *eqPlan {
 })
 
 // templateEqual compares two templates whose labels are already known to
-// be equal (ignoring LabelKey) with the plan of [templatePlan]. Before the
-// full walk it checks what differs between the ReplicaSets of a rollout,
-// the number of containers and their images: a difference there is a
-// difference for Semantic.DeepEqual too (slices of different lengths,
-// strings that differ), so the answer is the same, only found sooner.
+// be equal (ignoring LabelKey) with the plan of [templatePlan]. (Its caller,
+// EqualIgnoreHash, has also compared what differs between the ReplicaSets
+// of a rollout first: see imagesEqual.)
 //
-// Then, if the two templates are the same bytes apart from their labels
-// (one is a shallow copy of the other with new labels, as a ReplicaSet's
-// template made from a Deployment's in memory), they are equal: every
-// pointer, slice and map is the same one, and every comparison the walk
-// would make is reflexive (see above). Padding bytes may differ between
-// otherwise identical structs; then the walk decides, as it always may.
+// If the two templates are the same bytes apart from their labels (one is
+// a shallow copy of the other with new labels, as a ReplicaSet's template
+// made from a Deployment's in memory), they are equal: every pointer, slice
+// and map is the same one, and every comparison the walk would make is
+// reflexive (see above). Padding bytes may differ between otherwise
+// identical structs; then the walk decides, as it always may.
 func (p *eqPlan) templateEqual(a, b *corev1.PodTemplateSpec) bool {
-	if !imagesEqual(a, b) {
-		return false
-	}
 	if sameBytesButLabels(a, b) {
 		return true
 	}
@@ -156,7 +151,10 @@ func (p *eqPlan) templateEqual(a, b *corev1.PodTemplateSpec) bool {
 }
 
 // imagesEqual reports whether a and b have as many containers with the
-// same images; when not, Semantic.DeepEqual finds them different too.
+// same images. Those are what differs between the ReplicaSets of a rollout,
+// and a difference there is a difference for Semantic.DeepEqual too (slices
+// of different lengths, strings that differ): checking them first gives
+// the same answer, sooner.
 func imagesEqual(a, b *corev1.PodTemplateSpec) bool {
 	ca, cb := a.Spec.Containers, b.Spec.Containers
 	if len(ca) != len(cb) {
