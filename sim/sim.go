@@ -524,7 +524,7 @@ func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 		rs.Namespace = metav1.NamespaceDefault
 	}
 	key := objKey(rs.Namespace, rs.Name)
-	if _, ok := s.st.replicaSets[key]; ok {
+	if s.st.replicaSet(key) != nil {
 		return &apiError{"AlreadyExists", fmt.Sprintf("replicasets.apps %q already exists", rs.Name)}
 	}
 	rs.UID = s.st.nextUID()
@@ -532,7 +532,6 @@ func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 	rs.Generation = 1
 	rs.CreationTimestamp = s.stamp()
 	rs.Status = appsv1.ReplicaSetStatus{}
-	s.st.replicaSets[key] = rs
 	st := &rsState{key: key, rs: rs, uid: rs.UID, item: s.wq.item(queueKey{ctrlReplicaSet, key})}
 	st.item.rsState = st
 	s.st.indexRS(rs.Namespace, st)
@@ -555,10 +554,11 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 		ns = metav1.NamespaceDefault
 	}
 	key := s.st.key(ns, obj.Name)
-	old := s.st.replicaSets[key]
-	if old == nil {
+	st := s.st.rsState[key]
+	if st == nil {
 		return notFoundError("replicasets.apps", obj.Name)
 	}
+	old := st.rs
 	if (obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion) || (obj.UID != "" && obj.UID != old.UID) {
 		return conflictError("replicasets.apps", obj.Name)
 	}
@@ -577,8 +577,6 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 		rs.Generation++
 	}
 	rs.ResourceVersion = s.st.nextRV()
-	s.st.replicaSets[key] = rs
-	st := s.st.rsState[key]
 	st.rs = rs
 	s.syncRSState(st, rs)
 	s.rsChanged(old, rs)
@@ -592,16 +590,15 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 		namespace = metav1.NamespaceDefault
 	}
 	key := objKey(namespace, name)
-	old := s.st.replicaSets[key]
-	if old == nil {
+	st := s.st.rsState[key]
+	if st == nil {
 		return notFoundError("replicasets.apps", name)
 	}
+	old := st.rs
 	if uid != "" && uid != old.UID {
 		return conflictError("replicasets.apps", name)
 	}
-	delete(s.st.replicaSets, key)
 	s.st.unindexRS(namespace, key)
-	st := s.st.rsState[key]
 	delete(s.st.rsState, key)
 	st.item.rsState = nil
 	for _, p := range slices_clone(st.pods) {

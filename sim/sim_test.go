@@ -277,7 +277,7 @@ func TestReplicaSetController(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.runUntil(time.Minute)
-	got := s.st.replicaSets["default/web-1"]
+	got := s.st.replicaSet("default/web-1")
 	if st := got.Status; st.Replicas != 3 || st.ReadyReplicas != 3 || st.AvailableReplicas != 3 || st.ObservedGeneration != 1 {
 		t.Fatalf("status after a minute: %+v", st)
 	}
@@ -298,7 +298,7 @@ func TestReplicaSetController(t *testing.T) {
 	if notReady == "" {
 		t.Fatal("no not-ready pod")
 	}
-	back := s.st.replicaSets["default/web-1"].DeepCopy()
+	back := s.st.replicaSet("default/web-1").DeepCopy()
 	back.Spec.Replicas = &three
 	if err := s.updateReplicaSet(back, false); err != nil {
 		t.Fatal(err)
@@ -307,7 +307,7 @@ func TestReplicaSetController(t *testing.T) {
 	if _, still := s.st.pods[notReady]; still {
 		t.Fatalf("scale-down kept the not-ready pod %s", notReady)
 	}
-	if st := s.st.replicaSets["default/web-1"].Status; st.Replicas != 3 || st.AvailableReplicas != 3 {
+	if st := s.st.replicaSet("default/web-1").Status; st.Replicas != 3 || st.AvailableReplicas != 3 {
 		t.Fatalf("status after scale-down: %+v", st)
 	}
 }

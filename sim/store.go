@@ -41,7 +41,7 @@ func notFoundError(resource, name string) error {
 // so that a sync costs O(1) unless pods must be created or deleted.
 type rsState struct {
 	key      string
-	rs       *appsv1.ReplicaSet // the stored object (replicaSets[key])
+	rs       *appsv1.ReplicaSet // the stored object
 	uid      types.UID
 	owner    string  // controller owner UID, or "rs:"+uid for an orphan
 	ownerKey string  // namespace/name of the controlling Deployment, "" if none
@@ -72,12 +72,10 @@ type store struct {
 	rv          int64
 	uid         int64
 	deployments map[string]*appsv1.Deployment
-	replicaSets map[string]*appsv1.ReplicaSet
-	rsState     map[string]*rsState
+	rsState     map[string]*rsState // the ReplicaSets by key: their state holds the stored object
 	configMaps  map[string]*corev1.ConfigMap
 	secrets     map[string]*corev1.Secret
 	pods        map[string]*Pod
-	rsKeys      []string              // sorted keys of replicaSets
 	rsByNS      map[string][]*rsState // the ReplicaSets of each namespace, by key
 	depKeys     []string              // sorted keys of deployments
 	keys        map[nsName]string     // interned "namespace/name" keys
@@ -117,7 +115,6 @@ func removeKey(keys []string, k string) []string {
 func newStore() *store {
 	return &store{
 		deployments: map[string]*appsv1.Deployment{},
-		replicaSets: map[string]*appsv1.ReplicaSet{},
 		rsState:     map[string]*rsState{},
 		configMaps:  map[string]*corev1.ConfigMap{},
 		secrets:     map[string]*corev1.Secret{},
@@ -127,16 +124,22 @@ func newStore() *store {
 	}
 }
 
-// indexRS and unindexRS maintain the ReplicaSet key indexes.
+// replicaSet returns the stored ReplicaSet under key, or nil.
+func (s *store) replicaSet(key string) *appsv1.ReplicaSet {
+	if st := s.rsState[key]; st != nil {
+		return st.rs
+	}
+	return nil
+}
+
+// indexRS and unindexRS maintain the ReplicaSets-by-namespace index.
 func (s *store) indexRS(namespace string, st *rsState) {
-	s.rsKeys = addKey(s.rsKeys, st.key)
 	ns := s.rsByNS[namespace]
 	i, _ := slices.BinarySearchFunc(ns, st.key, func(e *rsState, k string) int { return compareStrings(e.key, k) })
 	s.rsByNS[namespace] = slices.Insert(ns, i, st)
 }
 
 func (s *store) unindexRS(namespace, key string) {
-	s.rsKeys = removeKey(s.rsKeys, key)
 	ns := s.rsByNS[namespace]
 	if i, found := slices.BinarySearchFunc(ns, key, func(e *rsState, k string) int { return compareStrings(e.key, k) }); found {
 		s.rsByNS[namespace] = slices.Delete(ns, i, i+1)
