@@ -601,7 +601,7 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 	s.st.unindexRS(namespace, key)
 	delete(s.st.rsState, key)
 	st.item.rsState = nil
-	for _, p := range slices_clone(st.pods) {
+	for _, p := range slices.Clone(st.pods) { // deletePod changes st.pods
 		if !p.Terminating {
 			s.deletePod(p, "garbage collected: its replica set was deleted")
 		}
@@ -610,7 +610,6 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 	return nil
 }
 
-func slices_clone(p []*Pod) []*Pod { return append([]*Pod(nil), p...) }
 
 // rsChanged is the informer fan-out of a ReplicaSet change: the ReplicaSet
 // controller queues the ReplicaSet, the Deployment controller queues the
