@@ -610,7 +610,6 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 	return nil
 }
 
-
 // rsChanged is the informer fan-out of a ReplicaSet change: the ReplicaSet
 // controller queues the ReplicaSet, the Deployment controller queues the
 // owning Deployment(s), or for an orphan every Deployment selecting it.
