@@ -110,15 +110,7 @@ func TestPropertyDeterminism(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := Run(sc, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := Run(sc, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.Text() != b.Text() {
+		if a, b := twoRuns(t, sc); a != b {
 			t.Fatalf("two runs differ\nscenario:\n%s", src)
 		}
 	})

@@ -178,20 +178,30 @@ func TestParseScenarioErrors(t *testing.T) {
 	}
 }
 
+// twoRuns runs sc twice and returns both traces as text.
+func twoRuns(t interface {
+	Helper()
+	Fatal(...any)
+}, sc *Scenario) (string, string) {
+	t.Helper()
+	var out [2]string
+	for i := range out {
+		res, err := Run(sc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = res.Text()
+	}
+	return out[0], out[1]
+}
+
 func TestDeterminism(t *testing.T) {
 	sc, err := LoadScenario(scenarioDir + "/nginx-rolling-update.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Run(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Run(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Text() != b.Text() {
+	a, b := twoRuns(t, sc)
+	if a != b {
 		t.Fatal("two runs of the same scenario and seed differ")
 	}
 	seed := uint64(99)
@@ -199,7 +209,7 @@ func TestDeterminism(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Text() == a.Text() {
+	if c.Text() == a {
 		t.Error("another seed gave the same trace; the seed is not used")
 	}
 }
