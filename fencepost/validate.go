@@ -2,7 +2,6 @@ package fencepost
 
 import (
 	"errors"
-	"math"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -25,9 +24,11 @@ import (
 //     apps/v1 validation does); they are not both 0; maxUnavailable is not
 //     more than 100%; and, beyond the apps/v1 validation, a percent whose
 //     number does not fit in an int is rejected (the API server accepts it,
-//     but the controller then fails to resolve it), and so is a maxSurge
-//     for which spec.replicas + maxSurge exceeds an int32 (upstream would
-//     wrap around to a negative surge).
+//     but the controller then fails to resolve it).
+//
+// Like the API server, Validate accepts a maxSurge for which spec.replicas +
+// maxSurge exceeds an int32; the controller then computes with the
+// wrapped-around sum, and so does the planner.
 //
 // Each problem is a [*field.Error] (use [errors.As] to inspect one) whose
 // message starts with the field path, e.g.
@@ -56,7 +57,7 @@ func validateFull(d *appsv1.Deployment) error {
 	} else {
 		errs = append(errs, apivalidation.ValidateNonnegativeField(int64(*d.Spec.Replicas), spec.Child("replicas"))...)
 	}
-	errs = append(errs, validateStrategy(&d.Spec.Strategy, d.Spec.Replicas, spec.Child("strategy"))...)
+	errs = append(errs, validateStrategy(&d.Spec.Strategy, spec.Child("strategy"))...)
 	if len(errs) == 0 {
 		return nil
 	}
@@ -67,7 +68,7 @@ func validateFull(d *appsv1.Deployment) error {
 	return errors.Join(joined...)
 }
 
-func validateStrategy(s *appsv1.DeploymentStrategy, replicas *int32, path *field.Path) field.ErrorList {
+func validateStrategy(s *appsv1.DeploymentStrategy, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	switch s.Type {
 	case appsv1.RecreateDeploymentStrategyType:
@@ -79,7 +80,7 @@ func validateStrategy(s *appsv1.DeploymentStrategy, replicas *int32, path *field
 		if s.RollingUpdate == nil {
 			errs = append(errs, field.Required(path.Child("rollingUpdate"), "this should be defaulted and never be nil"))
 		} else {
-			errs = append(errs, validateRollingUpdate(s.RollingUpdate, replicas, path.Child("rollingUpdate"))...)
+			errs = append(errs, validateRollingUpdate(s.RollingUpdate, path.Child("rollingUpdate"))...)
 		}
 	case "":
 		errs = append(errs, field.Required(path.Child("type"), ""))
@@ -91,7 +92,7 @@ func validateStrategy(s *appsv1.DeploymentStrategy, replicas *int32, path *field
 	return errs
 }
 
-func validateRollingUpdate(ru *appsv1.RollingUpdateDeployment, replicas *int32, path *field.Path) field.ErrorList {
+func validateRollingUpdate(ru *appsv1.RollingUpdateDeployment, path *field.Path) field.ErrorList {
 	// Like the apps/v1 validation: a nil value is validated as the zero value.
 	var maxUnavailable, maxSurge intstr.IntOrString
 	if ru.MaxUnavailable != nil {
@@ -103,11 +104,7 @@ func validateRollingUpdate(ru *appsv1.RollingUpdateDeployment, replicas *int32, 
 	unavailablePath, surgePath := path.Child("maxUnavailable"), path.Child("maxSurge")
 	var errs field.ErrorList
 	errs = append(errs, validateNonnegative(maxUnavailable, unavailablePath)...)
-	surgeErrs := validateNonnegative(maxSurge, surgePath)
-	errs = append(errs, surgeErrs...)
-	if len(surgeErrs) == 0 && replicas != nil && *replicas >= 0 && surgeOverflows(maxSurge, *replicas) {
-		errs = append(errs, field.Invalid(surgePath, maxSurge, "spec.replicas + maxSurge must not be greater than 2147483647"))
-	}
+	errs = append(errs, validateNonnegative(maxSurge, surgePath)...)
 	if intOrPercent(maxUnavailable) == 0 && intOrPercent(maxSurge) == 0 {
 		errs = append(errs, field.Invalid(unavailablePath, maxUnavailable, "may not be 0 when `maxSurge` is 0"))
 	}
@@ -141,16 +138,6 @@ func validateNonnegative(v intstr.IntOrString, path *field.Path) field.ErrorList
 	return errs
 }
 
-// surgeOverflows reports whether replicas + maxSurge (resolved as
-// [ResolveFenceposts] does, rounding up) exceeds an int32. v is valid.
-func surgeOverflows(v intstr.IntOrString, replicas int32) bool {
-	surge := float64(v.IntVal)
-	if p, ok := percent(v); ok {
-		surge = math.Ceil(float64(p) * float64(replicas) / 100)
-	}
-	return surge+float64(replicas) > math.MaxInt32
-}
-
 // percent returns the number of a valid percent string.
 func percent(v intstr.IntOrString) (int, bool) {
 	if v.Type != intstr.String || len(validation.IsValidPercent(v.StrVal)) != 0 {
@@ -172,8 +159,7 @@ func intOrPercent(v intstr.IntOrString) int {
 // certainlyValid is a cheap check that accepts only Deployments the full
 // validation accepts (replicas set and non-negative; Recreate without
 // rollingUpdate; or RollingUpdate with non-negative integer or plain "N%"
-// values, not both zero, maxUnavailable at most 100%, and no int32 overflow
-// of replicas + maxSurge). Anything else goes through the full validation,
+// values, not both zero, maxUnavailable at most 100%). Anything else goes through the full validation,
 // which words the errors.
 func certainlyValid(d *appsv1.Deployment) bool {
 	if d.Spec.Replicas == nil || *d.Spec.Replicas < 0 {
@@ -190,20 +176,12 @@ func certainlyValid(d *appsv1.Deployment) bool {
 	if s.RollingUpdate == nil {
 		return false
 	}
-	surge, surgePct, ok := simpleIntOrPercent(s.RollingUpdate.MaxSurge)
+	surge, _, ok := simpleIntOrPercent(s.RollingUpdate.MaxSurge)
 	if !ok {
 		return false
 	}
 	unavail, unavailPct, ok := simpleIntOrPercent(s.RollingUpdate.MaxUnavailable)
-	if !ok || surge == 0 && unavail == 0 || unavailPct && unavail > 100 {
-		return false
-	}
-	replicas := int64(*d.Spec.Replicas)
-	maxSurge := surge
-	if surgePct {
-		maxSurge = (surge*replicas + 99) / 100
-	}
-	return replicas+maxSurge <= math.MaxInt32
+	return ok && !(surge == 0 && unavail == 0) && !(unavailPct && unavail > 100)
 }
 
 // simpleIntOrPercent reads a non-negative int, or a percent made of at most

@@ -2,11 +2,12 @@ package rollout
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -17,7 +18,8 @@ import (
 //
 // It behaves like the API server, not like the other controllers: it checks
 // resourceVersion and UID preconditions, bumps resourceVersion on every
-// write and metadata.generation on spec changes, gives created ReplicaSets
+// write and metadata.generation on changes of a ReplicaSet's spec or a
+// Deployment's spec or annotations (the apps registry's rules), gives created ReplicaSets
 // a deterministic UID ("<namespace>/<name>"), generation 1 and
 // creationTimestamp s.Now, and keeps ReplicaSet statuses as they are (the
 // ReplicaSet controller owns them). Pods are not touched; Now is unchanged.
@@ -77,7 +79,9 @@ func (s *Snapshot) apply(a Action) error {
 			return err
 		}
 		d := s.Deployment.DeepCopy()
-		if !reflect.DeepEqual(d.Spec, a.Deployment.Spec) {
+		// The apps registry bumps the generation when the spec or the
+		// annotations change (annotations are copied to ReplicaSets).
+		if !equality.Semantic.DeepEqual(d.Spec, a.Deployment.Spec) || !equality.Semantic.DeepEqual(d.Annotations, a.Deployment.Annotations) {
 			d.Generation++
 		}
 		d.ObjectMeta.Annotations = a.Deployment.DeepCopy().Annotations
@@ -87,6 +91,9 @@ func (s *Snapshot) apply(a Action) error {
 		s.Deployment = d
 	case UpdateDeploymentStatus:
 		if err := checkVersion(a.Deployment.ResourceVersion, s.Deployment.ResourceVersion, "deployments.apps", a.Deployment.Name); err != nil {
+			return err
+		}
+		if err := validateStatusUpdate(a.Deployment.Name, &a.Deployment.Status, &s.Deployment.Status); err != nil {
 			return err
 		}
 		d := s.Deployment.DeepCopy()
@@ -123,7 +130,7 @@ func (s *Snapshot) updateRS(want *appsv1.ReplicaSet) error {
 	rs.CreationTimestamp = cur.CreationTimestamp
 	rs.Status = *cur.Status.DeepCopy()
 	rs.Generation = cur.Generation
-	if !reflect.DeepEqual(cur.Spec, rs.Spec) {
+	if !equality.Semantic.DeepEqual(cur.Spec, rs.Spec) {
 		rs.Generation++
 	}
 	rs.ResourceVersion = nextVersion(cur.ResourceVersion)
@@ -145,4 +152,59 @@ func nextVersion(rv string) string {
 		n = 0
 	}
 	return strconv.FormatInt(n+1, 10)
+}
+
+// validateStatusUpdate applies the apps/v1 validation of a Deployment
+// status write: counts not negative, updated, ready and available not above
+// replicas, available not above ready, collisionCount not decremented. The
+// error reads like the API server's.
+func validateStatusUpdate(name string, s, old *appsv1.DeploymentStatus) error {
+	var errs []string
+	bad := func(field string, v int64, msg string) {
+		errs = append(errs, fmt.Sprintf("status.%s: Invalid value: %d: %s", field, v, msg))
+	}
+	nonNegative := func(field string, v int64) {
+		if v < 0 {
+			bad(field, v, "must be greater than or equal to 0")
+		}
+	}
+	nonNegative("observedGeneration", s.ObservedGeneration)
+	nonNegative("replicas", int64(s.Replicas))
+	nonNegative("updatedReplicas", int64(s.UpdatedReplicas))
+	nonNegative("readyReplicas", int64(s.ReadyReplicas))
+	nonNegative("availableReplicas", int64(s.AvailableReplicas))
+	nonNegative("unavailableReplicas", int64(s.UnavailableReplicas))
+	if s.TerminatingReplicas != nil {
+		nonNegative("terminatingReplicas", int64(*s.TerminatingReplicas))
+	}
+	if s.CollisionCount != nil {
+		nonNegative("collisionCount", int64(*s.CollisionCount))
+	}
+	const msg = "cannot be greater than status.replicas"
+	if s.UpdatedReplicas > s.Replicas {
+		bad("updatedReplicas", int64(s.UpdatedReplicas), msg)
+	}
+	if s.ReadyReplicas > s.Replicas {
+		bad("readyReplicas", int64(s.ReadyReplicas), msg)
+	}
+	if s.AvailableReplicas > s.Replicas {
+		bad("availableReplicas", int64(s.AvailableReplicas), msg)
+	}
+	if s.AvailableReplicas > s.ReadyReplicas {
+		bad("availableReplicas", int64(s.AvailableReplicas), "cannot be greater than readyReplicas")
+	}
+	if old.CollisionCount != nil && (s.CollisionCount == nil || *s.CollisionCount < *old.CollisionCount) {
+		var v int64
+		if s.CollisionCount != nil {
+			v = int64(*s.CollisionCount)
+		}
+		bad("collisionCount", v, "cannot be decremented")
+	}
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("Deployment.apps %q is invalid: %s", name, errs[0])
+	}
+	return fmt.Errorf("Deployment.apps %q is invalid: [%s]", name, strings.Join(errs, ", "))
 }

@@ -25,14 +25,21 @@ func CreateFailed(s Snapshot, rsName string, cause error) (*Result, error) {
 	if cause == nil {
 		return nil, errors.New("cause: must not be nil")
 	}
-	d := s.Deployment.DeepCopy()
-	var w world
-	w.init(s, Options{})
+	p := &planner{d: s.Deployment}
+	p.w.init(s, Options{})
+	return p.w.finish(p.createFailed(rsName, cause)), nil
+}
+
+// createFailed is upstream's answer to a refused create of the new
+// ReplicaSet: Progressing=False ReplicaSetCreateError (with a progress
+// deadline), a status write whose error is ignored, a Warning event, and
+// the sync ends with cause.
+func (p *planner) createFailed(rsName string, cause error) error {
 	msg := fmt.Sprintf("Failed to create new replica set %q: %v", rsName, cause)
-	if hasProgressDeadline(d) {
-		setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, FailedRSCreateReason, msg, s.Now))
-		_ = w.writeDeployment(d, true, "the new replica set could not be created: Progressing=False ReplicaSetCreateError")
+	if hasProgressDeadline(p.d) {
+		p.setProgressing(newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, FailedRSCreateReason, msg, p.w.snap.Now))
+		_ = p.writeDeployment(true, "the new replica set could not be created: Progressing=False ReplicaSetCreateError")
 	}
-	w.warning(FailedRSCreateReason, "%s", msg)
-	return w.finish(cause), nil
+	p.w.warning(FailedRSCreateReason, "%s", msg)
+	return cause
 }

@@ -87,6 +87,9 @@ type planner struct {
 	// sel is the Deployment's selector, prepared for matching (the spec
 	// does not change within a sync).
 	sel selectorPairs
+	// progressingSet records that this sync set the Deployment's
+	// Progressing condition (at Now).
+	progressingSet bool
 	// sharedConds says that the conditions of the status calculateStatus
 	// made are still the Deployment's (see setOwnedCondition).
 	sharedConds bool
@@ -166,10 +169,10 @@ func (p *planner) checkPausedConditions() error {
 	var why string
 	switch {
 	case d.Spec.Paused && !pausedCondExists:
-		setCondition(&p.mut().Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, PausedDeployReason, "Deployment is paused", p.w.snap.Now))
+		p.setProgressing(newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, PausedDeployReason, "Deployment is paused", p.w.snap.Now))
 		why = "the deployment is paused: Progressing=Unknown DeploymentPaused"
 	case !d.Spec.Paused && pausedCondExists:
-		setCondition(&p.mut().Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, ResumedDeployReason, "Deployment is resumed", p.w.snap.Now))
+		p.setProgressing(newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, ResumedDeployReason, "Deployment is resumed", p.w.snap.Now))
 		why = "the deployment is resumed: Progressing=Unknown DeploymentResumed"
 	default:
 		return nil

@@ -185,13 +185,22 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 				rs.Spec.MinReadySeconds = d.Spec.MinReadySeconds
 			}, func(rs *appsv1.ReplicaSet) Action { return UpdateReplicaSet{ReplicaSet: rs, Why: why} })
 		}
+		if _, err := revision.Revision(existing); err != nil && !maps.Equal(annotations, existing.Annotations) {
+			// An unparsable revision: upstream copies the Deployment's
+			// annotations into its working copy, reports no change and
+			// writes nothing now, but every later write of the new
+			// ReplicaSet in this sync (a scale) carries that copy.
+			c := cloneRS(existing)
+			c.Annotations = annotations
+			existing, p.existing = c, c
+		}
 		needsUpdate := p.setRevision(existing.Annotations[revision.RevisionAnnotation])
 		var why string
 		if needsUpdate {
 			why = fmt.Sprintf("record revision %s of the new replica set %s", existing.Annotations[revision.RevisionAnnotation], existing.Name)
 		}
 		if hasProgressDeadline(d) && getCondition(d.Status, appsv1.DeploymentProgressing) == nil {
-			setCondition(&p.mut().Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, FoundNewRSReason,
+			p.setProgressing(newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, FoundNewRSReason,
 				fmt.Sprintf("Found new replica set %q", existing.Name), p.w.snap.Now))
 			needsUpdate = true
 			why = fmt.Sprintf("first Progressing condition: found the new replica set %s", existing.Name)
@@ -255,6 +264,11 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 		return nil, fmt.Errorf("replicasets.apps %q already exists (%s)", rs.Name, why)
 	}
 
+	if newReplicas < 0 {
+		// Only int32 overflow gets here; the API server's validation refuses
+		// the create.
+		return nil, p.createFailed(rs.Name, fmt.Errorf("ReplicaSet.apps %q is invalid: spec.replicas: Invalid value: %d: must be greater than or equal to 0", rs.Name, newReplicas))
+	}
 	created := p.w.createRS(rs, fmt.Sprintf("no replica set has the pod template; revision %s, hash %s; %s", newRevision, hash, why))
 	if newReplicas > 0 {
 		p.w.normal("ScalingReplicaSet", "Scaled up replica set %s from 0 to %d", created.Name, newReplicas)
@@ -268,7 +282,7 @@ func (p *planner) recordRevision(rs *appsv1.ReplicaSet, newRevision string, crea
 	needsUpdate := p.setRevision(newRevision)
 	why := fmt.Sprintf("record revision %s", newRevision)
 	if created && hasProgressDeadline(p.d) {
-		setCondition(&p.mut().Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewReplicaSetReason,
+		p.setProgressing(newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewReplicaSetReason,
 			fmt.Sprintf("Created new replica set %q", rs.Name), p.w.snap.Now))
 		needsUpdate = true
 		why = fmt.Sprintf("record revision %s and Progressing=True NewReplicaSetCreated", newRevision)

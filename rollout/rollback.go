@@ -28,11 +28,13 @@ func rollbackRevision(d *appsv1.Deployment) (int64, bool) {
 // rollback annotation: copy the template of the requested revision into the
 // Deployment and remove the annotation.
 func (p *planner) rollback(to int64) error {
-	d := p.mut()
 	newRS, oldRSs, err := p.getAllReplicaSetsAndSyncRevision(true)
 	if err != nil {
 		return err
 	}
+	// Taken after the look-up, which may have written the Deployment: an
+	// object handed to an earlier write belongs to that action.
+	d := p.mut()
 	allRSs := appendRS(oldRSs, newRS)
 	if to == 0 {
 		if to = lastRevision(allRSs); to == 0 {

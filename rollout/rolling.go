@@ -3,20 +3,20 @@ package rollout
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/deploymath/deploymath/revision"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // scaleReplicaSet sets rs to size newScale and refreshes its
 // desired-/max-replicas annotations; it writes only if one of them changes
 // and records the ScalingReplicaSet event only if the size changed.
-// operation is "up", "down" or "" as upstream passes it.
-func (p *planner) scaleReplicaSet(rs *appsv1.ReplicaSet, newScale int32, operation, why string) (bool, *appsv1.ReplicaSet, error) {
+// The event says "up" or "down" by comparing the two sizes, as v1.37 does.
+func (p *planner) scaleReplicaSet(rs *appsv1.ReplicaSet, newScale int32, why string) (bool, *appsv1.ReplicaSet, error) {
 	d := p.d
 	desired := *d.Spec.Replicas
 	maxReplicas := desired + p.maxSurge()
@@ -41,6 +41,10 @@ func (p *planner) scaleReplicaSet(rs *appsv1.ReplicaSet, newScale int32, operati
 		return false, rs, err
 	}
 	if sizeChange {
+		operation := "down"
+		if from < newScale {
+			operation = "up"
+		}
 		p.w.addEvent(Event{Type: corev1.EventTypeNormal, Reason: "ScalingReplicaSet",
 			Message: "Scaled " + operation + " replica set " + updated.Name + " from " + strconv.Itoa(int(from)) + " to " + strconv.Itoa(int(newScale)),
 			After:   len(p.w.res.Actions)})
@@ -53,11 +57,7 @@ func (p *planner) scaleAndRecord(rs *appsv1.ReplicaSet, newScale int32, why stri
 	if *rs.Spec.Replicas == newScale {
 		return false, rs, nil
 	}
-	op := "up"
-	if newScale < *rs.Spec.Replicas {
-		op = "down"
-	}
-	return p.scaleReplicaSet(rs, newScale, op, why)
+	return p.scaleReplicaSet(rs, newScale, why)
 }
 
 // rolloutRolling is one sync of the RollingUpdate strategy: grow the new
@@ -261,37 +261,39 @@ func (p *planner) rolloutRecreate() error {
 }
 
 // oldPodsRunning reports whether an old ReplicaSet still has replicas in its
-// status or a pod that is not terminal.
+// status or a pod that is not terminal. Like v1.37 it finds an old
+// ReplicaSet's pods by their controller reference (kind ReplicaSet, the
+// ReplicaSet's name and UID), whatever their labels.
 func (p *planner) oldPodsRunning(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) (bool, string) {
 	if n := sumStatus(oldRSs, statusReplicas); n > 0 {
 		return true, fmt.Sprintf("old replica sets report %d replicas", n)
-	}
-	// The old ReplicaSets' UIDs. There are few, so a slice beats a map.
-	var owners []types.UID
-	for _, rs := range p.rsList {
-		if newRS == nil || rs.UID != newRS.UID {
-			owners = append(owners, rs.UID)
-		}
 	}
 	for _, pod := range p.w.snap.Pods {
 		if pod == nil || pod.Namespace != p.d.Namespace {
 			continue
 		}
 		ref := metav1.GetControllerOfNoCopy(pod)
-		if ref == nil || !slices.Contains(owners, ref.UID) {
+		if ref == nil || ref.Kind != "ReplicaSet" || !p.isOldOwner(ref, newRS) {
 			continue
 		}
 		switch pod.Status.Phase {
 		case corev1.PodSucceeded, corev1.PodFailed:
 			continue
 		}
-		// Upstream lists the pods with the Deployment's selector.
-		if !p.sel.matches(pod.Labels) {
-			continue
-		}
 		return true, fmt.Sprintf("pod %s is %s", pod.Name, phaseOrPending(string(pod.Status.Phase)))
 	}
 	return false, ""
+}
+
+// isOldOwner reports whether ref names one of the claimed ReplicaSets other
+// than newRS.
+func (p *planner) isOldOwner(ref *metav1.OwnerReference, newRS *appsv1.ReplicaSet) bool {
+	for _, rs := range p.rsList {
+		if rs.UID == ref.UID && rs.Name == ref.Name && (newRS == nil || rs.UID != newRS.UID) {
+			return true
+		}
+	}
+	return false
 }
 
 func phaseOrPending(phase string) string {
@@ -320,7 +322,7 @@ func (p *planner) cleanupDeployment(oldRSs []*appsv1.ReplicaSet) error {
 	if diff <= 0 {
 		return nil
 	}
-	cleanable = revision.ByRevision(cleanable)
+	sortForCleanup(cleanable)
 	for _, rs := range cleanable[:diff] {
 		if rs.Status.Replicas != 0 || *rs.Spec.Replicas != 0 || rs.Generation > rs.Status.ObservedGeneration || rs.DeletionTimestamp != nil {
 			continue
@@ -328,4 +330,44 @@ func (p *planner) cleanupDeployment(oldRSs []*appsv1.ReplicaSet) error {
 		p.w.deleteRS(rs, fmt.Sprintf("%d old replica sets > revisionHistoryLimit %d; revision %s is among the %d oldest and empty", len(cleanable), limit, rs.Annotations[revision.RevisionAnnotation], diff))
 	}
 	return nil
+}
+
+// sortForCleanup orders the cleanup candidates (given oldest first) as
+// upstream does: sort.Sort by revision, falling back to creation time
+// (then name) when the revisions are equal or either does not parse. With
+// an unparsable revision that comparison is not a consistent order, so only
+// the same algorithm on the same input order picks the same ReplicaSets;
+// hence sort.Sort here too, not a stable or total sort.
+func sortForCleanup(rss []*appsv1.ReplicaSet) {
+	c := byRevision{rss: rss, rev: make([]int64, len(rss)), bad: make([]bool, len(rss))}
+	for i, rs := range rss {
+		v, err := revision.Revision(rs)
+		c.rev[i], c.bad[i] = v, err != nil
+	}
+	sort.Sort(c)
+}
+
+type byRevision struct {
+	rss []*appsv1.ReplicaSet
+	rev []int64
+	bad []bool
+}
+
+func (c byRevision) Len() int { return len(c.rss) }
+
+func (c byRevision) Swap(i, j int) {
+	c.rss[i], c.rss[j] = c.rss[j], c.rss[i]
+	c.rev[i], c.rev[j] = c.rev[j], c.rev[i]
+	c.bad[i], c.bad[j] = c.bad[j], c.bad[i]
+}
+
+func (c byRevision) Less(i, j int) bool {
+	if c.bad[i] || c.bad[j] || c.rev[i] == c.rev[j] {
+		a, b := c.rss[i], c.rss[j]
+		if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.Name < b.Name
+		}
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return c.rev[i] < c.rev[j]
 }

@@ -70,7 +70,7 @@ func (p *planner) scale(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) e
 	}
 	sizes := p.proportions(newRS, oldRSs)
 	for i, ps := range sizes.order {
-		if _, _, err := p.scaleReplicaSet(ps.rs, ps.size, sizes.operation, sizes.why(i)); err != nil {
+		if _, _, err := p.scaleReplicaSet(ps.rs, ps.size, sizes.why(i)); err != nil {
 			return err
 		}
 	}
@@ -79,10 +79,10 @@ func (p *planner) scale(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) e
 
 // proportional is the outcome of proportional scaling.
 type proportional struct {
-	order               []sized
-	allowed, current    int32
-	toAdd, added        int32
-	operation, leftover string
+	order            []sized
+	allowed, current int32
+	toAdd, added     int32
+	leftover         string
 }
 
 type sized struct {
@@ -119,7 +119,6 @@ func (p *planner) proportions(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.Replica
 			}
 			return compareByCreation(b, a)
 		})
-		out.operation = "up"
 	case out.toAdd < 0:
 		// Larger first; among equals the older shrinks first.
 		slices.SortFunc(active, func(a, b *appsv1.ReplicaSet) int {
@@ -128,7 +127,6 @@ func (p *planner) proportions(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.Replica
 			}
 			return compareByCreation(a, b)
 		})
-		out.operation = "down"
 	}
 	for _, rs := range active {
 		size := *rs.Spec.Replicas

@@ -65,6 +65,16 @@ func getCondition(s appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *
 	return nil
 }
 
+// setProgressing sets the Deployment's Progressing condition (a copy of the
+// Deployment is made first) and records whether its times changed.
+func (p *planner) setProgressing(c appsv1.DeploymentCondition) {
+	if cur := getCondition(p.d.Status, appsv1.DeploymentProgressing); cur != nil && cur.Status == c.Status && cur.Reason == c.Reason {
+		return // upstream leaves it as it is
+	}
+	setCondition(&p.mut().Status, c)
+	p.progressingSet = true
+}
+
 // setCondition adds or replaces the condition of c's type. Like upstream it
 // does nothing when status and reason are unchanged, and keeps
 // lastTransitionTime when only the reason changes. The slice is copied
@@ -194,23 +204,25 @@ func deploymentComplete(d *appsv1.Deployment, s *appsv1.DeploymentStatus) bool {
 	return s.UpdatedReplicas == r && s.Replicas == r && s.AvailableReplicas == r && s.ObservedGeneration >= d.Generation
 }
 
-// deploymentProgressing: more updated or available pods, or fewer old ones,
-// than the status the Deployment had.
+// deploymentProgressing: more updated, ready or available pods, or fewer
+// old ones, than the status the Deployment had.
 func deploymentProgressing(d *appsv1.Deployment, s *appsv1.DeploymentStatus) bool {
 	old := d.Status
 	return s.UpdatedReplicas > old.UpdatedReplicas ||
 		s.Replicas-s.UpdatedReplicas < old.Replicas-old.UpdatedReplicas ||
+		s.ReadyReplicas > old.ReadyReplicas ||
 		s.AvailableReplicas > old.AvailableReplicas
 }
 
 // deploymentTimedOut: the Progressing condition was last updated more than
-// progressDeadlineSeconds before now, or already says so.
+// progressDeadlineSeconds before now, or already says so; never while it
+// still records a completed rollout (NewReplicaSetAvailable).
 func deploymentTimedOut(d *appsv1.Deployment, s *appsv1.DeploymentStatus, now time.Time) bool {
 	if !hasProgressDeadline(d) {
 		return false
 	}
 	c := getCondition(*s, appsv1.DeploymentProgressing)
-	if c == nil {
+	if c == nil || c.Reason == NewRSAvailableReason {
 		return false
 	}
 	if c.Reason == TimedOutReason {
@@ -312,7 +324,13 @@ func (p *planner) requeueStuck(s appsv1.DeploymentStatus) Requeue {
 	if deploymentComplete(d, &s) || cur.Reason == TimedOutReason {
 		return Requeue{}
 	}
-	after := cur.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second).Sub(p.w.snap.Now)
+	last := cur.LastUpdateTime.Time
+	if p.progressingSet {
+		// Set in this sync: upstream still holds it in memory with the
+		// clock's full precision, not cut to the second as stored.
+		last = p.w.snap.Now
+	}
+	after := last.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second).Sub(p.w.snap.Now)
 	if after < time.Second {
 		return Requeue{RateLimited: true}
 	}

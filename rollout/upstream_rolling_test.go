@@ -348,19 +348,3 @@ func TestUpstreamRecreateIgnoresNewReplicaSetPods(t *testing.T) {
 }
 
 func timeMinutes(n int) time.Duration { return time.Duration(n) * time.Minute }
-
-// TestUpstreamRecreatePodsOutsideSelector: upstream lists the pods with the
-// Deployment's selector before grouping them by controller, so a pod whose
-// labels no longer match does not hold the Recreate rollout back.
-func TestUpstreamRecreatePodsOutsideSelector(t *testing.T) {
-	d := recreate(upDeployment(1, 0, 0))
-	oldRS := setStatus(upRS(d, "foo-old", 1, 0, upOld, "foo/bar:old"), 0, 0)
-	inSync(d, 0)
-	s := snapshot(d, oldRS)
-	stray := ownedPod(oldRS, "stray", corev1.PodRunning)
-	stray.Labels = map[string]string{"foo": "other"}
-	s.Pods = []*corev1.Pod{stray}
-	res := mustPlan(t, s)
-	name := "foo-" + hashing.PodTemplateHash(&d.Spec.Template, nil)
-	diffStrings(t, "replica set writes", []string{"create " + name + " (1)"}, rsActions(res))
-}

@@ -236,6 +236,15 @@ func (w *world) writeDeployment(d *appsv1.Deployment, status bool, why string) e
 		w.deploymentWrites++
 		return fmt.Errorf("%s: upstream sends the deployment read at the start of the sync again after an earlier write: %w", why, errConflict)
 	}
+	if status {
+		if err := validateStatusUpdate(d.Name, &d.Status, &w.status); err != nil {
+			// The API server refuses the write; the object it holds is unchanged.
+			if sumsOverflow(&d.Status) {
+				err = fmt.Errorf("%w (the ReplicaSets' counts add up to more than an int32 holds, and upstream adds them in int32)", err)
+			}
+			return err
+		}
+	}
 	w.deploymentWrites++
 	out := d
 	if status {
@@ -263,4 +272,11 @@ func (p *planner) writeDeployment(status bool, why string) error {
 		p.owned = false
 	}
 	return err
+}
+
+// sumsOverflow reports whether a computed status has a negative count, which
+// only an int32 overflow of upstream's sums produces.
+func sumsOverflow(s *appsv1.DeploymentStatus) bool {
+	return s.Replicas < 0 || s.UpdatedReplicas < 0 || s.ReadyReplicas < 0 || s.AvailableReplicas < 0 ||
+		s.UnavailableReplicas < 0 || s.TerminatingReplicas != nil && *s.TerminatingReplicas < 0
 }

@@ -33,8 +33,9 @@
 // (second precision, as the API serializes them). Writes of a plan are
 // applied in order with optimistic concurrency: a non-empty resourceVersion
 // that is not the stored one is a Conflict, and the sync stops there and is
-// requeued rate-limited. ReplicaSet and Deployment writes bump
-// metadata.generation when the spec changes; a status write of a Deployment
+// requeued rate-limited. ReplicaSet writes bump metadata.generation when
+// the spec changes, Deployment writes when the spec or the annotations
+// change; a status write of a Deployment
 // writes status and metadata.annotations only; deleting a ReplicaSet checks
 // the UID precondition and the garbage collector deletes its pods
 // gracefully. Stored objects are never modified in place.

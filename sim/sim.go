@@ -730,14 +730,15 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 }
 
 // writeDeploymentSpec stores a user's change of a Deployment (metadata and
-// spec), bumping generation when the spec changed.
+// spec), bumping generation when the spec or the annotations changed (the
+// apps registry's rule: annotations are copied to ReplicaSets).
 func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	d.ResourceVersion = s.st.nextRV()
 	d.Status = old.Status
 	d.UID = old.UID
 	d.CreationTimestamp = old.CreationTimestamp
 	d.Generation = old.Generation
-	if specChanged(&old.Spec, &d.Spec) {
+	if specChanged(&old.Spec, &d.Spec) || specChanged(old.Annotations, d.Annotations) {
 		d.Generation++
 	}
 	key := objKey(d.Namespace, d.Name)

@@ -11,6 +11,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -235,7 +236,12 @@ func (s *fakeAPIServer) write(gvr schema.GroupVersionResource, ns, sub string, s
 		}
 		m.SetGeneration(sm.GetGeneration())
 		oldSpec, hasSpec := specOf(stored)
-		if newSpec, _ := specOf(obj); hasSpec && !reflect.DeepEqual(oldSpec, newSpec) {
+		newSpec, _ := specOf(obj)
+		// Spec changes bump the generation; for Deployments so do
+		// annotation changes (the apps registry copies them to ReplicaSets).
+		_, isDeployment := obj.(*appsv1.Deployment)
+		if hasSpec && !equality.Semantic.DeepEqual(oldSpec, newSpec) ||
+			isDeployment && !equality.Semantic.DeepEqual(sm.GetAnnotations(), m.GetAnnotations()) {
 			m.SetGeneration(sm.GetGeneration() + 1)
 		}
 	}
