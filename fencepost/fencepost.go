@@ -126,11 +126,23 @@ func MaxUnavailable(d *appsv1.Deployment) int32 {
 // Limits returns [MaxSurge] and [MaxUnavailable] of d, resolving the two
 // values once (each of those functions resolves both).
 func Limits(d *appsv1.Deployment) (maxSurge, maxUnavailable int32) {
-	ru, replicas, ok := rolling(d)
-	if !ok {
+	if d == nil || d.Spec.Replicas == nil || d.Spec.Strategy.RollingUpdate == nil {
 		return 0, 0
 	}
-	surge, unavailable, err := ResolveFenceposts(ru.MaxSurge, ru.MaxUnavailable, replicas)
+	ru := d.Spec.Strategy.RollingUpdate
+	return Resolve(d.Spec.Strategy.Type, *d.Spec.Replicas, ru.MaxSurge, ru.MaxUnavailable)
+}
+
+// Resolve is [Limits] for parameters held outside a Deployment: 0 and 0
+// unless strategy is RollingUpdate or a value does not parse; otherwise
+// [ResolveFenceposts] of replicas, with maxUnavailable 0 when replicas is 0
+// and never above replicas. For example RollingUpdate, 10 replicas, 25% and
+// 25%: 3 and 2.
+func Resolve(strategy appsv1.DeploymentStrategyType, replicas int32, maxSurge, maxUnavailable *intstr.IntOrString) (surge, unavailable int32) {
+	if strategy != appsv1.RollingUpdateDeploymentStrategyType {
+		return 0, 0
+	}
+	surge, unavailable, err := ResolveFenceposts(maxSurge, maxUnavailable, replicas)
 	if err != nil {
 		return 0, 0
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/deploymath/deploymath/fencepost"
-	"github.com/deploymath/deploymath/revision"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -60,6 +59,7 @@ func PlanWith(s Snapshot, o Options) (*Result, error) {
 		}
 	}
 
+	p.params, _ = ParamsOf(d) // validated: spec.replicas is set
 	err := p.sync()
 	return w.finish(err), nil
 }
@@ -84,6 +84,9 @@ type planner struct {
 	// private copy before the first change.
 	d     *appsv1.Deployment
 	owned bool
+	// params are the Deployment's rollout parameters, for the building
+	// blocks.
+	params Params
 	// sel is the Deployment's selector, prepared for matching (the spec
 	// does not change within a sync).
 	sel selectorPairs
@@ -204,29 +207,6 @@ func (p *planner) syncScale() error {
 		}
 	}
 	return p.syncDeploymentStatus(appendRS(oldRSs, newRS), newRS)
-}
-
-// isScalingEvent reports whether an active ReplicaSet records a desired
-// size different from spec.replicas. Like upstream it syncs the new
-// ReplicaSet's revision on the way, which may write.
-func (p *planner) isScalingEvent() (bool, error) {
-	newRS, err := p.syncNewReplicaSet()
-	if err != nil {
-		return false, err
-	}
-	differs := func(rs *appsv1.ReplicaSet) bool {
-		if rs == nil || *rs.Spec.Replicas == 0 {
-			return false
-		}
-		desired, ok := revision.DesiredReplicas(rs)
-		return ok && desired != *p.d.Spec.Replicas
-	}
-	for _, rs := range p.rsList {
-		if isOld(rs, newRS) && differs(rs) {
-			return true, nil
-		}
-	}
-	return differs(newRS), nil
 }
 
 // syncDeploymentStatus writes the calculated status if it changed.

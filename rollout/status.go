@@ -142,27 +142,35 @@ func hasProgressDeadline(d *appsv1.Deployment) bool {
 	return d.Spec.ProgressDeadlineSeconds != nil && *d.Spec.ProgressDeadlineSeconds != math.MaxInt32
 }
 
-func hasRevisionHistoryLimit(d *appsv1.Deployment) bool {
-	return d.Spec.RevisionHistoryLimit != nil && *d.Spec.RevisionHistoryLimit != math.MaxInt32
-}
-
 // calculateStatus is the Deployment status the ReplicaSets imply.
 func (p *planner) calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) appsv1.DeploymentStatus {
 	d := p.d
-	available := sumStatus(allRSs, statusAvailable)
-	unavailable := max(sumSpec(allRSs)-available, 0)
+	var buf [8]ReplicaSet
+	vals := countsOf(buf[:0], allRSs)
+	newIdx := -1
+	if newRS != nil {
+		newIdx = len(vals) - 1 // allRSs is the old ones, then the new one
+	}
+	c, _ := Counts(vals, newIdx) // int32 sums, as upstream (a negative status is refused at the write)
 	s := appsv1.DeploymentStatus{
 		ObservedGeneration:  d.Generation,
-		Replicas:            sumStatus(allRSs, statusReplicas),
-		UpdatedReplicas:     sumStatus([]*appsv1.ReplicaSet{newRS}, statusReplicas),
-		ReadyReplicas:       sumStatus(allRSs, statusReady),
-		AvailableReplicas:   available,
-		UnavailableReplicas: unavailable,
+		Replicas:            c.Replicas,
+		UpdatedReplicas:     c.UpdatedReplicas,
+		ReadyReplicas:       c.ReadyReplicas,
+		AvailableReplicas:   c.AvailableReplicas,
+		UnavailableReplicas: c.UnavailableReplicas,
 		CollisionCount:      d.Status.CollisionCount,
 	}
-	if !p.w.opts.DisableTerminatingReplicas {
-		s.TerminatingReplicas = terminatingReplicas(allRSs, d.Status.TerminatingReplicas)
+	if !p.w.opts.DisableTerminatingReplicas && c.Terminating {
+		// An unchanged count reuses the Deployment's (read-only).
+		if old := d.Status.TerminatingReplicas; old != nil && *old == c.TerminatingReplicas {
+			s.TerminatingReplicas = old
+		} else {
+			n := c.TerminatingReplicas
+			s.TerminatingReplicas = &n
+		}
 	}
+	available := c.AvailableReplicas
 	if len(d.Status.Conditions) > 0 {
 		s.Conditions = d.Status.Conditions
 		p.sharedConds = true
@@ -175,61 +183,9 @@ func (p *planner) calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.Rep
 	return s
 }
 
-// terminatingReplicas sums status.terminatingReplicas; nil as soon as a
-// ReplicaSet its controller has synced has not reported it. ReplicaSets never
-// synced (observedGeneration 0, no field) do not count.
-// An unchanged value reuses old (read-only, never written through).
-func terminatingReplicas(rss []*appsv1.ReplicaSet, old *int32) *int32 {
-	var n int32
-	for _, rs := range rss {
-		switch {
-		case rs == nil:
-		case rs.Status.ObservedGeneration == 0 && rs.Status.TerminatingReplicas == nil:
-		case rs.Status.TerminatingReplicas == nil:
-			return nil
-		default:
-			n += *rs.Status.TerminatingReplicas
-		}
-	}
-	if old != nil && *old == n {
-		return old
-	}
-	return &n
-}
-
-// deploymentComplete: every replica updated and available, nothing else
-// running, generation observed.
+// deploymentComplete is [Complete] for d.
 func deploymentComplete(d *appsv1.Deployment, s *appsv1.DeploymentStatus) bool {
-	r := *d.Spec.Replicas
-	return s.UpdatedReplicas == r && s.Replicas == r && s.AvailableReplicas == r && s.ObservedGeneration >= d.Generation
-}
-
-// deploymentProgressing: more updated, ready or available pods, or fewer
-// old ones, than the status the Deployment had.
-func deploymentProgressing(d *appsv1.Deployment, s *appsv1.DeploymentStatus) bool {
-	old := d.Status
-	return s.UpdatedReplicas > old.UpdatedReplicas ||
-		s.Replicas-s.UpdatedReplicas < old.Replicas-old.UpdatedReplicas ||
-		s.ReadyReplicas > old.ReadyReplicas ||
-		s.AvailableReplicas > old.AvailableReplicas
-}
-
-// deploymentTimedOut: the Progressing condition was last updated more than
-// progressDeadlineSeconds before now, or already says so; never while it
-// still records a completed rollout (NewReplicaSetAvailable).
-func deploymentTimedOut(d *appsv1.Deployment, s *appsv1.DeploymentStatus, now time.Time) bool {
-	if !hasProgressDeadline(d) {
-		return false
-	}
-	c := getCondition(*s, appsv1.DeploymentProgressing)
-	if c == nil || c.Reason == NewRSAvailableReason {
-		return false
-	}
-	if c.Reason == TimedOutReason {
-		return true
-	}
-	deadline := c.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second)
-	return deadline.Before(now)
+	return Complete(Params{Replicas: *d.Spec.Replicas}, d.Generation, s)
 }
 
 // syncRolloutStatus updates the status and the Progressing condition during
@@ -258,7 +214,7 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 		switch {
 		case deploymentComplete(d, &s):
 			setOwnedCondition(&s, &p.sharedConds, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewRSAvailableReason, subject("has successfully progressed."), now))
-		case deploymentProgressing(d, &s):
+		case Progressing(&d.Status, &s):
 			c := newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, ReplicaSetUpdatedReason, subject("is progressing."), now)
 			if cur != nil {
 				if cur.Status == corev1.ConditionTrue {
@@ -267,7 +223,7 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 				removeOwnedCondition(&s, &p.sharedConds, appsv1.DeploymentProgressing)
 			}
 			setOwnedCondition(&s, &p.sharedConds, c)
-		case deploymentTimedOut(d, &s, now):
+		case TimedOut(p.params, &s, now):
 			setOwnedCondition(&s, &p.sharedConds, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, TimedOutReason, subject("has timed out progressing."), now))
 		}
 	}
@@ -316,12 +272,8 @@ func replicaFailure(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (apps
 // progress deadline passes (plus a second against clock skew), or now,
 // rate-limited, when less than a second is left.
 func (p *planner) requeueStuck(s appsv1.DeploymentStatus) Requeue {
-	d := p.d
-	cur := getCondition(d.Status, appsv1.DeploymentProgressing)
-	if !hasProgressDeadline(d) || cur == nil {
-		return Requeue{}
-	}
-	if deploymentComplete(d, &s) || cur.Reason == TimedOutReason {
+	cur := getCondition(p.d.Status, appsv1.DeploymentProgressing)
+	if cur == nil {
 		return Requeue{}
 	}
 	last := cur.LastUpdateTime.Time
@@ -330,11 +282,7 @@ func (p *planner) requeueStuck(s appsv1.DeploymentStatus) Requeue {
 		// clock's full precision, not cut to the second as stored.
 		last = p.w.snap.Now
 	}
-	after := last.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second).Sub(p.w.snap.Now)
-	if after < time.Second {
-		return Requeue{RateLimited: true}
-	}
-	return Requeue{After: after + time.Second}
+	return RequeueAfter(p.params, deploymentComplete(p.d, &s), cur, last, p.w.snap.Now)
 }
 
 // describeStatusChange lists what differs between two statuses, for Explain.

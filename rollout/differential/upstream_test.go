@@ -39,12 +39,14 @@ type upstream struct {
 	factory informers.SharedInformerFactory
 	events  *recorder
 	queue   *queue
+	client  *fake.Clientset
 }
 
 // newUpstream builds the controller once; reset points it at a server.
 func newUpstream() *upstream {
 	u := &upstream{events: &recorder{}}
 	client := fake.NewClientset()
+	u.client = client
 	client.PrependReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) { return u.srv.react(a) })
 	u.factory = informers.NewSharedInformerFactory(client, 0)
 	apps := u.factory.Apps().V1()
@@ -96,6 +98,7 @@ func (u *upstream) syncOnce(srv *server, ns, name string) (error, []string, requ
 	replace(u.factory.Core().V1().Pods().Informer(), pods)
 	u.events.list = nil
 	u.queue.reset()
+	u.client.ClearActions() // the fake clientset keeps every action otherwise
 	err := u.sync(context.Background(), ns+"/"+name)
 	return err, u.events.list, u.queue.got
 }

@@ -1,0 +1,129 @@
+package rollout
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/deploymath/deploymath/revision"
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// History is the outcome of [HistoryToDelete].
+type History struct {
+	// Delete are the positions (in the list given) of the ReplicaSets to
+	// delete, in the order upstream deletes them.
+	Delete []int
+	// Candidates is how many old ReplicaSets could be deleted (not being
+	// deleted already), Limit the revision history limit, Excess =
+	// Candidates − Limit: the oldest Excess candidates are looked at, and
+	// only the empty, observed ones among them are deleted.
+	Candidates, Limit, Excess int32
+}
+
+// String explains the decision.
+func (h History) String() string {
+	return fmt.Sprintf("%d old replica sets, revisionHistoryLimit %d: the %d oldest are looked at, %d of them empty and observed",
+		h.Candidates, h.Limit, max(h.Excess, 0), len(h.Delete))
+}
+
+// HistoryToDelete picks the old ReplicaSets beyond the revision history
+// limit (upstream's cleanupDeployment): the ones not being deleted, sorted
+// by revision (by creation time when revisions are equal or one does not
+// parse); of the first Candidates − Limit, those with no pods (spec and
+// status) and their latest generation observed. For example a limit of 2
+// and old ReplicaSets at revisions 1, 2, 3 and 4, all empty: revisions 1
+// and 2 go.
+//
+// old must be in the order upstream holds them (oldest first, or newest
+// first after a scaling event's look-up), because with an unparsable
+// revision upstream's comparison is not a consistent order and its
+// sort.Sort result depends on the input order. Nothing is deleted without a
+// limit (see [Params.HasHistoryLimit]).
+func HistoryToDelete(p Params, old []ReplicaSet) (History, error) {
+	if p.RevisionHistoryLimit != nil && *p.RevisionHistoryLimit < 0 {
+		return History{}, fmt.Errorf("params: revisionHistoryLimit: invalid value %d: must be greater than or equal to 0", *p.RevisionHistoryLimit)
+	}
+	if !p.HasHistoryLimit() {
+		return History{}, nil
+	}
+	h := History{Limit: *p.RevisionHistoryLimit}
+	var cand byRevision
+	for i := range old {
+		if !old[i].Deleting {
+			cand.idx = append(cand.idx, i)
+		}
+	}
+	cand.rss = old
+	h.Candidates = int32(len(cand.idx))
+	h.Excess = h.Candidates - h.Limit
+	if h.Excess <= 0 {
+		return h, nil
+	}
+	sort.Sort(cand)
+	for _, i := range cand.idx[:h.Excess] {
+		rs := &old[i]
+		if rs.StatusReplicas != 0 || rs.Replicas != 0 || rs.Generation > rs.ObservedGeneration || rs.Deleting {
+			continue
+		}
+		h.Delete = append(h.Delete, i)
+	}
+	return h, nil
+}
+
+// byRevision sorts positions of rss with upstream's ReplicaSetsByRevision
+// comparison, which falls back to creation time (then name) when the
+// revisions are equal or either does not parse.
+type byRevision struct {
+	rss []ReplicaSet
+	idx []int
+}
+
+func (c byRevision) Len() int      { return len(c.idx) }
+func (c byRevision) Swap(i, j int) { c.idx[i], c.idx[j] = c.idx[j], c.idx[i] }
+func (c byRevision) Less(i, j int) bool {
+	a, b := &c.rss[c.idx[i]], &c.rss[c.idx[j]]
+	if a.BadRevision || b.BadRevision || a.Revision == b.Revision {
+		if a.Created.Equal(b.Created) {
+			return a.Name < b.Name
+		}
+		return a.Created.Before(b.Created)
+	}
+	return a.Revision < b.Revision
+}
+
+// cleanupDeployment deletes the old ReplicaSets [HistoryToDelete] picks.
+// oldRSs is in the order upstream holds them at this point of the sync.
+func (p *planner) cleanupDeployment(oldRSs []*appsv1.ReplicaSet) error {
+	if !p.params.HasHistoryLimit() {
+		return nil
+	}
+	// The common case, without building values: within the limit.
+	n := int32(0)
+	for _, rs := range oldRSs {
+		if rs != nil && rs.DeletionTimestamp == nil {
+			n++
+		}
+	}
+	if n <= *p.params.RevisionHistoryLimit {
+		return nil
+	}
+	vals := valuesOf(make([]ReplicaSet, 0, len(oldRSs)), oldRSs)
+	h, err := HistoryToDelete(p.params, vals)
+	if err != nil {
+		return err
+	}
+	nonNil := oldRSs
+	if len(vals) != len(oldRSs) {
+		nonNil = make([]*appsv1.ReplicaSet, 0, len(vals))
+		for _, rs := range oldRSs {
+			if rs != nil {
+				nonNil = append(nonNil, rs)
+			}
+		}
+	}
+	for _, i := range h.Delete {
+		rs := nonNil[i]
+		p.w.deleteRS(rs, fmt.Sprintf("%s; revision %s is among them and empty", h, rs.Annotations[revision.RevisionAnnotation]))
+	}
+	return nil
+}

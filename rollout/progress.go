@@ -1,0 +1,124 @@
+package rollout
+
+import (
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// StatusCounts are the pod counts of a rollout's status.
+type StatusCounts struct {
+	Replicas, UpdatedReplicas, ReadyReplicas, AvailableReplicas, UnavailableReplicas int32
+	// TerminatingReplicas counts terminating pods; it is known (Terminating
+	// true) unless a ReplicaSet whose controller has synced it does not
+	// report the count (status.terminatingReplicas is then left unset).
+	TerminatingReplicas int32
+	Terminating         bool
+}
+
+// Counts sums the ReplicaSets' statuses as upstream's calculateStatus does:
+// replicas, ready and available of all; updated = the new ReplicaSet's
+// replicas (newRS is its position in all, or −1 when there is none);
+// unavailable = sizes − available, at least 0; terminating summed as
+// [StatusCounts] says, ReplicaSets never synced (observedGeneration 0, no
+// count) left out. For example sizes 3 and 1 with 2 and 1 available, the
+// second new: replicas 4, updated 1, available 3, unavailable 1.
+//
+// Sums are in int32 as upstream's; when one leaves the range the error
+// wraps [ErrOverflow] (the API server refuses such a status).
+func Counts(all []ReplicaSet, newRS int) (StatusCounts, error) {
+	if newRS < -1 || newRS >= len(all) {
+		return StatusCounts{}, fmt.Errorf("newRS: index %d out of range [-1, %d)", newRS, len(all))
+	}
+	var replicas, ready, available, spec sum32
+	for i := range all {
+		replicas.add(all[i].StatusReplicas)
+		ready.add(all[i].ReadyReplicas)
+		available.add(all[i].AvailableReplicas)
+		spec.add(all[i].Replicas)
+	}
+	c := StatusCounts{Replicas: replicas.v, ReadyReplicas: ready.v, AvailableReplicas: available.v}
+	if newRS >= 0 {
+		c.UpdatedReplicas = all[newRS].StatusReplicas
+	}
+	unavailable, o := sub32(spec.v, available.v)
+	c.UnavailableReplicas = max(unavailable, 0)
+	var n sum32
+	reported := true
+	for i := range all {
+		rs := &all[i]
+		switch {
+		case rs.ObservedGeneration == 0 && rs.TerminatingReplicas == nil:
+		case rs.TerminatingReplicas == nil:
+			reported = false
+		default:
+			n.add(*rs.TerminatingReplicas)
+		}
+	}
+	c.TerminatingReplicas, c.Terminating = n.v, reported
+	if !reported {
+		c.TerminatingReplicas = 0
+	}
+	if replicas.overflow || ready.overflow || available.overflow || spec.overflow || o || n.overflow {
+		return c, fmt.Errorf("status counts: %w", ErrOverflow)
+	}
+	return c, nil
+}
+
+// Complete reports whether a rollout is complete (upstream's
+// DeploymentComplete): every one of Replicas pods updated and available,
+// no other pod, and the generation observed.
+func Complete(p Params, generation int64, s *appsv1.DeploymentStatus) bool {
+	r := p.Replicas
+	return s.UpdatedReplicas == r && s.Replicas == r && s.AvailableReplicas == r && s.ObservedGeneration >= generation
+}
+
+// Progressing reports whether a rollout made progress from the status it
+// had (old) to the one it has now (upstream's DeploymentProgressing): more
+// updated, ready or available pods, or fewer old ones.
+func Progressing(old, now *appsv1.DeploymentStatus) bool {
+	return now.UpdatedReplicas > old.UpdatedReplicas ||
+		now.Replicas-now.UpdatedReplicas < old.Replicas-old.UpdatedReplicas ||
+		now.ReadyReplicas > old.ReadyReplicas ||
+		now.AvailableReplicas > old.AvailableReplicas
+}
+
+// TimedOut reports whether a rollout has exceeded its progress deadline at
+// now (upstream's DeploymentTimedOut): s's Progressing condition was last
+// updated more than ProgressDeadlineSeconds before now, or already says
+// ProgressDeadlineExceeded; never while it records a completed rollout
+// (NewReplicaSetAvailable), without a deadline, or without the condition.
+// For example a deadline of 600 s and a condition last updated at 12:00:00
+// times out from 12:10:00 and one nanosecond.
+func TimedOut(p Params, s *appsv1.DeploymentStatus, now time.Time) bool {
+	if !p.HasProgressDeadline() {
+		return false
+	}
+	c := getCondition(*s, appsv1.DeploymentProgressing)
+	if c == nil || c.Reason == NewRSAvailableReason {
+		return false
+	}
+	if c.Reason == TimedOutReason {
+		return true
+	}
+	return c.LastUpdateTime.Add(time.Duration(*p.ProgressDeadlineSeconds) * time.Second).Before(now)
+}
+
+// RequeueAfter is when to look at a rollout again that made no progress
+// (upstream's requeueStuckDeployment): at the progress deadline counted
+// from lastUpdate (the Progressing condition's), plus a second against
+// clock skew; rate-limited at once when less than a second is left. No
+// requeue without a deadline or a Progressing condition, when complete,
+// or when it has timed out already. For example a deadline of 600 s,
+// lastUpdate 3 minutes ago: After 7m1s.
+func RequeueAfter(p Params, complete bool, progressing *appsv1.DeploymentCondition, lastUpdate, now time.Time) Requeue {
+	if !p.HasProgressDeadline() || progressing == nil || complete || progressing.Reason == TimedOutReason {
+		return Requeue{}
+	}
+	after := lastUpdate.Add(time.Duration(*p.ProgressDeadlineSeconds) * time.Second).Sub(now)
+	if after < time.Second {
+		return Requeue{RateLimited: true}
+	}
+	return Requeue{After: after + time.Second}
+}

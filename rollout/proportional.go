@@ -1,0 +1,242 @@
+package rollout
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Proportional is the outcome of [Proportions]: every active ReplicaSet's
+// new size in the order upstream writes them, the annotations each gets,
+// and the numbers.
+type Proportional struct {
+	// Shares are the active ReplicaSets, largest first, with their new
+	// sizes. Upstream writes every one of them (to refresh the annotations)
+	// even when its size does not change.
+	Shares []Share
+	// Allowed is Replicas + maxSurge (0 when Replicas is 0); Current the
+	// active ReplicaSets' sizes together; ToAdd = Allowed − Current, spread
+	// proportionally; Added what the shares add before the leftover.
+	Allowed, Current, ToAdd, Added int32
+	// DesiredReplicas and MaxReplicas are the values of the desired- and
+	// max-replicas annotations every active ReplicaSet gets: Replicas and
+	// Replicas + maxSurge.
+	DesiredReplicas, MaxReplicas int32
+}
+
+// Share is one ReplicaSet's part of a proportional scaling.
+type Share struct {
+	// Index is the ReplicaSet's position in the list given.
+	Index int
+	// Name, From and To: the ReplicaSet and its sizes before and after.
+	Name     string
+	From, To int32
+	// Fraction is its proportional share before bounding, Base the
+	// max-replicas it was scaled against and BaseFrom where Base comes from
+	// ("annotation", "status" for the Deployment's status.replicas,
+	// "zero" when Replicas is 0, "none" when neither is usable).
+	Fraction, Base int32
+	BaseFrom       string
+	// Leftover is the rounding remainder this ReplicaSet (the first)
+	// takes.
+	Leftover int32
+}
+
+// String explains one ReplicaSet's share.
+func (s Share) String() string {
+	var how string
+	switch s.BaseFrom {
+	case "zero":
+		how = fmt.Sprintf("scaling to zero removes all %d", s.From)
+	case "none":
+		how = "no share: no usable max-replicas annotation and status.replicas is 0"
+	case "nothing":
+		how = "nothing left to spread"
+	default:
+		how = fmt.Sprintf("round(%d × max / %d from the %s) − %d = %+d", s.From, s.Base, map[string]string{"annotation": "max-replicas annotation", "status": "Deployment's status.replicas"}[s.BaseFrom], s.From, s.Fraction)
+	}
+	out := fmt.Sprintf("%s %d->%d: %s", s.Name, s.From, s.To, how)
+	if s.Leftover != 0 {
+		out += fmt.Sprintf("; takes the leftover %+d", s.Leftover)
+	}
+	return out
+}
+
+// String explains the whole distribution.
+func (p Proportional) String() string {
+	parts := make([]string, len(p.Shares))
+	for i, s := range p.Shares {
+		parts[i] = s.String()
+	}
+	return fmt.Sprintf("allowed %d = replicas + maxSurge, active replica sets hold %d, %+d to spread: %s", p.Allowed, p.Current, p.ToAdd, strings.Join(parts, "; "))
+}
+
+// ProportionOptions select deviations from upstream in [Proportions].
+type ProportionOptions struct {
+	// Wide computes each share in 64 bits. Upstream multiplies a
+	// ReplicaSet's size by Replicas + maxSurge in int32, which wraps for
+	// very large rollouts; see Options.FixProportionOverflow.
+	Wide bool
+}
+
+// Proportions spreads a scaling event over the active ReplicaSets (upstream's
+// scale for RollingUpdate): Allowed = Replicas + maxSurge, ToAdd = Allowed −
+// the active sizes; largest ReplicaSet first (among equal sizes the newer
+// first when growing, the older first when shrinking), each gets
+// round(size × Allowed / its max-replicas annotation) − size, bounded by
+// what is left to add; the first takes the leftover (never going below 0).
+// For example 10 → 15 replicas (maxSurge 0) with ReplicaSets of 6 and 4
+// annotated max-replicas 10: 6 → 9, 4 → 6.
+//
+// statusReplicas is the Deployment's status.replicas, the base when a
+// ReplicaSet has no usable max-replicas annotation. active must hold only
+// ReplicaSets with a size above 0. With the zero options the arithmetic is
+// upstream's int32; a product or sum beyond it wraps [ErrOverflow] (the
+// shares are then upstream's).
+func Proportions(p Params, statusReplicas int32, active []ReplicaSet, o ProportionOptions) (Proportional, error) {
+	if err := checkParams(p); err != nil {
+		return Proportional{}, err
+	}
+	if err := checkReplicaSets("active", active); err != nil {
+		return Proportional{}, err
+	}
+	for i := range active {
+		if active[i].Replicas == 0 {
+			return Proportional{}, fmt.Errorf("active[%d] (%s): replicas: 0 is not active", i, active[i].Name)
+		}
+	}
+	out, overflow := proportions(p, statusReplicas, active, o.Wide)
+	if overflow {
+		return out, fmt.Errorf("proportional scaling: %w", ErrOverflow)
+	}
+	return out, nil
+}
+
+func proportions(p Params, statusReplicas int32, active []ReplicaSet, wide bool) (Proportional, bool) {
+	surge, _ := p.Limits()
+	var out Proportional
+	var overflow, o bool
+	out.DesiredReplicas = p.Replicas
+	out.MaxReplicas, o = add32(p.Replicas, surge)
+	overflow = overflow || o
+	var cur sum32
+	for i := range active {
+		cur.add(active[i].Replicas)
+	}
+	out.Current = cur.v
+	overflow = overflow || cur.overflow
+	if p.Replicas > 0 {
+		out.Allowed = out.MaxReplicas
+	}
+	out.ToAdd, o = sub32(out.Allowed, out.Current)
+	overflow = overflow || o
+
+	order := make([]int, len(active))
+	for i := range order {
+		order[i] = i
+	}
+	switch {
+	case out.ToAdd > 0: // larger first; among equals the newer first
+		slices.SortFunc(order, func(a, b int) int {
+			if x, y := active[a].Replicas, active[b].Replicas; x != y {
+				return cmpInt32(y, x)
+			}
+			return compareCreated(&active[b], &active[a])
+		})
+	case out.ToAdd < 0: // larger first; among equals the older first
+		slices.SortFunc(order, func(a, b int) int {
+			if x, y := active[a].Replicas, active[b].Replicas; x != y {
+				return cmpInt32(y, x)
+			}
+			return compareCreated(&active[a], &active[b])
+		})
+	}
+	out.Shares = make([]Share, len(order))
+	for k, i := range order {
+		rs := &active[i]
+		s := Share{Index: i, Name: rs.Name, From: rs.Replicas, To: rs.Replicas}
+		if out.ToAdd != 0 {
+			if out.ToAdd == out.Added {
+				s.BaseFrom = "nothing"
+			} else {
+				var frac int32
+				frac, o = fraction(p, surge, statusReplicas, rs, wide, &s)
+				overflow = overflow || o
+				allowed := out.ToAdd - out.Added
+				prop := max(frac, allowed)
+				if out.ToAdd > 0 {
+					prop = min(frac, allowed)
+				}
+				s.To, o = add32(rs.Replicas, prop)
+				overflow = overflow || o
+				out.Added += prop
+			}
+		}
+		out.Shares[k] = s
+	}
+	if len(out.Shares) > 0 && out.ToAdd != 0 {
+		first := &out.Shares[0]
+		first.Leftover = out.ToAdd - out.Added
+		first.To = max(first.To+first.Leftover, 0)
+	}
+	return out, overflow
+}
+
+func cmpInt32(a, b int32) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// fraction is upstream's getReplicaSetFraction: round(size × (Replicas +
+// maxSurge) / base) − size, where base is the max-replicas annotation, else
+// statusReplicas.
+func fraction(p Params, surge, statusReplicas int32, rs *ReplicaSet, wide bool, s *Share) (int32, bool) {
+	if p.Replicas == 0 {
+		s.BaseFrom, s.Fraction = "zero", -rs.Replicas
+		return -rs.Replicas, false
+	}
+	maxReplicas, overflow := add32(p.Replicas, surge)
+	base, from := int32(0), "annotation"
+	if rs.MaxReplicas != nil {
+		base = *rs.MaxReplicas
+	}
+	if base == 0 {
+		base, from = statusReplicas, "status"
+		if base == 0 {
+			s.BaseFrom = "none"
+			return 0, overflow
+		}
+	}
+	s.Base, s.BaseFrom = base, from
+	exact := int64(rs.Replicas) * int64(maxReplicas)
+	var product float64
+	if wide {
+		product = float64(exact)
+	} else {
+		product = float64(rs.Replicas * maxReplicas) // int32, as upstream
+		overflow = overflow || exact > math.MaxInt32 || exact < math.MinInt32
+	}
+	size := roundToInt32(product / float64(base))
+	f, o := sub32(size, rs.Replicas)
+	s.Fraction = f
+	return f, overflow || o
+}
+
+// roundToInt32 is upstream's integer.RoundToInt32 (half away from zero),
+// bounded to the int32 range.
+func roundToInt32(f float64) int32 {
+	r := math.Round(f)
+	switch {
+	case r > math.MaxInt32:
+		return math.MaxInt32
+	case r < math.MinInt32:
+		return math.MinInt32
+	}
+	return int32(r)
+}

@@ -1,0 +1,198 @@
+package rollout
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Budget is the old ReplicaSets' scale-down budget of [MaxScaledDown].
+type Budget struct {
+	// MaxScaledDown is how many old pods may go now; ≤ 0 means none.
+	MaxScaledDown int32
+	// AllPods is the size of all ReplicaSets together; MinAvailable is
+	// Replicas − maxUnavailable; NewUnavailable is the new ReplicaSet's
+	// size minus its available pods.
+	AllPods, MinAvailable, NewUnavailable int32
+}
+
+// String explains the budget, e.g. "maxScaledDown 2 = all pods 13 -
+// minAvailable 8 - unavailable new pods 3".
+func (b Budget) String() string {
+	return fmt.Sprintf("maxScaledDown %d = all pods %d - minAvailable %d - unavailable new pods %d", b.MaxScaledDown, b.AllPods, b.MinAvailable, b.NewUnavailable)
+}
+
+// MaxScaledDown is how many pods the old ReplicaSets may lose now without
+// counting on the new ReplicaSet's unavailable pods (upstream's
+// reconcileOldReplicaSets): all pods − minAvailable − (new size − new
+// available). For example 10 replicas, maxUnavailable 2 (minAvailable 8),
+// an old ReplicaSet of 10 and a new one of 3 with none available: 13 − 8 −
+// 3 = 2.
+//
+// all holds every ReplicaSet, newRS included. Negative sizes are an error;
+// a sum beyond the int32 range wraps [ErrOverflow] (the Budget then holds
+// upstream's wrapped numbers).
+func MaxScaledDown(p Params, all []ReplicaSet, newRS ReplicaSet) (Budget, error) {
+	if err := checkParams(p); err != nil {
+		return Budget{}, err
+	}
+	if err := checkReplicaSets("all", all); err != nil {
+		return Budget{}, err
+	}
+	var total sum32
+	for i := range all {
+		total.add(all[i].Replicas)
+	}
+	b, overflow := budget(p, total, newRS)
+	if overflow {
+		return b, fmt.Errorf("scale-down budget: %w", ErrOverflow)
+	}
+	return b, nil
+}
+
+func budget(p Params, all sum32, newRS ReplicaSet) (Budget, bool) {
+	b := Budget{AllPods: all.v, MinAvailable: p.MinAvailable()}
+	var o1, o2, o3 bool
+	b.NewUnavailable, o1 = sub32(newRS.Replicas, newRS.AvailableReplicas)
+	d, o2 := sub32(b.AllPods, b.MinAvailable)
+	b.MaxScaledDown, o3 = sub32(d, b.NewUnavailable)
+	return b, all.overflow || o1 || o2 || o3
+}
+
+// Step is one ReplicaSet's new size in a scale-down.
+type Step struct {
+	// Index is the ReplicaSet's position in the list the function was given.
+	Index int
+	// Name, From and To: the ReplicaSet and its sizes before and after.
+	Name     string
+	From, To int32
+}
+
+// Steps is the outcome of a scale-down: the sizes to write, in order, and
+// the numbers that decided them.
+type Steps struct {
+	Steps []Step
+	// Total is how many pods the steps remove.
+	Total int32
+	// Limit is how many pods could go: the budget for [CleanupUnhealthy],
+	// available − minAvailable for [ScaleDownOld].
+	Limit int32
+	// Available and MinAvailable ([ScaleDownOld] only).
+	Available, MinAvailable int32
+}
+
+// String lists the steps, e.g. "web-1 3->1 (2 of 2)".
+func (s Steps) String() string {
+	var b strings.Builder
+	for i, st := range s.Steps {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d->%d", st.Name, st.From, st.To)
+	}
+	fmt.Fprintf(&b, " (%d of %d)", s.Total, s.Limit)
+	return b.String()
+}
+
+// oldestFirst returns the indices of rss ordered by creation time, then
+// name (upstream's ReplicaSetsByCreationTimestamp, a total order for
+// ReplicaSets of one namespace).
+func oldestFirst(rss []ReplicaSet) []int {
+	idx := make([]int, len(rss))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return compareCreated(&rss[a], &rss[b]) })
+	return idx
+}
+
+func compareCreated(a, b *ReplicaSet) int {
+	if c := a.Created.Compare(b.Created); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
+// CleanupUnhealthy removes unavailable pods of old ReplicaSets first,
+// oldest ReplicaSet first, up to maxCleanup pods in all (upstream's
+// cleanupUnhealthyReplicas): each shrinks by its size minus its available
+// pods. For example a budget of 2 and old ReplicaSets (oldest first) of 3
+// with 2 available and of 4 with 0 available: 3→2, then 4→3.
+//
+// A ReplicaSet reporting more available pods than its size makes upstream
+// stop with an error; so does this, after the steps before it.
+func CleanupUnhealthy(old []ReplicaSet, maxCleanup int32) (Steps, error) {
+	if err := checkReplicaSets("old", old); err != nil {
+		return Steps{}, err
+	}
+	out := Steps{Limit: maxCleanup}
+	for _, i := range oldestFirst(old) {
+		if out.Total >= maxCleanup {
+			break
+		}
+		rs := &old[i]
+		if rs.Replicas == 0 || rs.Replicas == rs.AvailableReplicas {
+			continue
+		}
+		n := min(maxCleanup-out.Total, rs.Replicas-rs.AvailableReplicas)
+		to := rs.Replicas - n
+		if to > rs.Replicas {
+			return out, fmt.Errorf("when cleaning up unhealthy replicas, got invalid request to scale down %s %d -> %d", rs.Name, rs.Replicas, to)
+		}
+		out.Steps = append(out.Steps, Step{Index: i, Name: rs.Name, From: rs.Replicas, To: to})
+		out.Total += n
+	}
+	return out, nil
+}
+
+// ScaleDownOld scales old ReplicaSets down, oldest first, as far as the
+// available pods of all ReplicaSets allow: at most available −
+// minAvailable pods (upstream's scaleDownOldReplicaSetsForRollingUpdate).
+// For example minAvailable 8, 10 pods available and old ReplicaSets of 1
+// and 5 (oldest first): 1→0, then 5→4.
+//
+// all holds every ReplicaSet (old ones with the sizes after
+// [CleanupUnhealthy]); old the old ones. A sum beyond the int32 range wraps
+// [ErrOverflow]; the steps are then upstream's.
+func ScaleDownOld(p Params, all, old []ReplicaSet) (Steps, error) {
+	if err := checkParams(p); err != nil {
+		return Steps{}, err
+	}
+	if err := checkReplicaSets("old", old); err != nil {
+		return Steps{}, err
+	}
+	var available sum32
+	for i := range all {
+		available.add(all[i].AvailableReplicas)
+	}
+	out, err := scaleDownOld(p.MinAvailable(), available, old)
+	if err == nil && available.overflow {
+		err = fmt.Errorf("available pods: %w", ErrOverflow)
+	}
+	return out, err
+}
+
+func scaleDownOld(minAvailable int32, available sum32, old []ReplicaSet) (Steps, error) {
+	out := Steps{Available: available.v, MinAvailable: minAvailable}
+	if available.v <= minAvailable {
+		return out, nil
+	}
+	out.Limit = available.v - minAvailable
+	for _, i := range oldestFirst(old) {
+		if out.Total >= out.Limit {
+			break
+		}
+		rs := &old[i]
+		if rs.Replicas == 0 {
+			continue
+		}
+		n := min(rs.Replicas, out.Limit-out.Total)
+		to := rs.Replicas - n
+		if to > rs.Replicas {
+			return out, fmt.Errorf("when scaling down old replica sets, got invalid request to scale down %s %d -> %d", rs.Name, rs.Replicas, to)
+		}
+		out.Steps = append(out.Steps, Step{Index: i, Name: rs.Name, From: rs.Replicas, To: to})
+		out.Total += n
+	}
+	return out, nil
+}

@@ -1,0 +1,101 @@
+package rollout
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// Sizing is the decision of [NewRSNewReplicas], with its numbers.
+type Sizing struct {
+	// Size is the new ReplicaSet's size from now on.
+	Size int32
+	// Recreate: the strategy is Recreate, so Size is simply Replicas.
+	Recreate bool
+	// Replicas, MaxSurge: the rollout's; MaxTotal = Replicas + MaxSurge.
+	Replicas, MaxSurge, MaxTotal int32
+	// Total is the size of all ReplicaSets together, the new one included.
+	Total int32
+	// Was is the new ReplicaSet's size before.
+	Was int32
+}
+
+// String explains the decision in numbers, e.g. "total 12 < replicas 10 +
+// maxSurge 3, room for 1, capped by 6 still missing".
+func (s Sizing) String() string {
+	switch {
+	case s.Recreate:
+		return fmt.Sprintf("Recreate: the new replica set gets all %d replicas", s.Replicas)
+	case s.Total >= s.MaxTotal:
+		return fmt.Sprintf("total %d already at replicas %d + maxSurge %d", s.Total, s.Replicas, s.MaxSurge)
+	}
+	return fmt.Sprintf("total %d < replicas %d + maxSurge %d, room for %d, capped by %d still missing",
+		s.Total, s.Replicas, s.MaxSurge, s.MaxTotal-s.Total, s.Replicas-s.Was)
+}
+
+// NewRSNewReplicas is how large the new ReplicaSet may be now (upstream's
+// NewRSNewReplicas). Recreate: Replicas. RollingUpdate: grow it by the room
+// left under Replicas + maxSurge across all ReplicaSets, but never beyond
+// Replicas. For example 10 replicas with maxSurge 3, an old ReplicaSet of 10
+// and a new one of 2: total 12, room for 1, so the new one goes to 3.
+//
+// all holds every ReplicaSet of the rollout, newRS included. A negative
+// size is an error naming it; when a sum leaves the int32 range the error
+// wraps [ErrOverflow] and Size is upstream's wrapped int32 result.
+func NewRSNewReplicas(p Params, all []ReplicaSet, newRS ReplicaSet) (Sizing, error) {
+	if err := checkParams(p); err != nil {
+		return Sizing{}, err
+	}
+	if err := checkReplicaSets("all", all); err != nil {
+		return Sizing{}, err
+	}
+	if newRS.Replicas < 0 {
+		return Sizing{}, fmt.Errorf("newRS (%s): replicas: invalid value %d: must be greater than or equal to 0", newRS.Name, newRS.Replicas)
+	}
+	var total sum32
+	for i := range all {
+		total.add(all[i].Replicas)
+	}
+	s, overflow := newRSSize(p, total, newRS.Replicas)
+	if overflow {
+		return s, fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
+	}
+	return s, nil
+}
+
+// newRSSize is NewRSNewReplicas for a total the caller summed (in int32,
+// as upstream: total.overflow says the exact sum did not fit).
+func newRSSize(p Params, total sum32, was int32) (Sizing, bool) {
+	s := Sizing{Replicas: p.Replicas, Total: total.v, Was: was}
+	if p.Strategy == appsv1.RecreateDeploymentStrategyType {
+		s.Recreate, s.Size = true, p.Replicas
+		return s, false
+	}
+	s.MaxSurge, _ = p.Limits()
+	var o1, o2, o3, o4 bool
+	s.MaxTotal, o1 = add32(p.Replicas, s.MaxSurge)
+	if s.Total >= s.MaxTotal {
+		s.Size = was
+		return s, total.overflow || o1
+	}
+	room, o2 := sub32(s.MaxTotal, s.Total)
+	missing, o3 := sub32(p.Replicas, was)
+	s.Size, o4 = add32(was, min(room, missing))
+	return s, total.overflow || o1 || o2 || o3 || o4
+}
+
+// newRSSize is NewRSNewReplicas for the planner's ReplicaSets, with the
+// reasoning in words unless quiet.
+func (p *planner) newRSSize(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (int32, string) {
+	var total sum32
+	for _, rs := range allRSs {
+		if rs != nil {
+			total.add(*rs.Spec.Replicas)
+		}
+	}
+	s, _ := newRSSize(p.params, total, *newRS.Spec.Replicas)
+	if p.w.opts.Quiet {
+		return s.Size, ""
+	}
+	return s.Size, s.String()
+}
