@@ -78,6 +78,9 @@ type ProportionOptions struct {
 	// ReplicaSet's size by Replicas + maxSurge in int32, which wraps for
 	// very large rollouts; see Options.FixProportionOverflow.
 	Wide bool
+	// Shares, when it has room for every active ReplicaSet, holds the
+	// result's shares: a caller that reuses it scales without allocating.
+	Shares []Share
 }
 
 // Proportions spreads a scaling event over the active ReplicaSets (upstream's
@@ -106,14 +109,14 @@ func Proportions(p Params, statusReplicas int32, active []ReplicaSet, o Proporti
 			return Proportional{}, fmt.Errorf("active[%d] (%s): replicas: 0 is not active", i, active[i].Name)
 		}
 	}
-	out, overflow := proportions(p, statusReplicas, active, o.Wide)
+	out, overflow := proportions(p, statusReplicas, active, o.Wide, o.Shares)
 	if overflow {
 		return out, fmt.Errorf("proportional scaling: %w", ErrOverflow)
 	}
 	return out, nil
 }
 
-func proportions(p Params, statusReplicas int32, active []ReplicaSet, wide bool) (Proportional, bool) {
+func proportions(p Params, statusReplicas int32, active []ReplicaSet, wide bool, buf []Share) (Proportional, bool) {
 	surge, _ := p.Limits()
 	var out Proportional
 	var overflow, o bool
@@ -132,28 +135,32 @@ func proportions(p Params, statusReplicas int32, active []ReplicaSet, wide bool)
 	out.ToAdd, o = sub32(out.Allowed, out.Current)
 	overflow = overflow || o
 
-	order := make([]int, len(active))
-	for i := range order {
-		order[i] = i
+	shares := buf[:0]
+	if cap(shares) < len(active) {
+		shares = make([]Share, 0, len(active))
+	}
+	for i := range active {
+		shares = append(shares, Share{Index: i})
 	}
 	switch {
 	case out.ToAdd > 0: // larger first; among equals the newer first
-		slices.SortFunc(order, func(a, b int) int {
-			if x, y := active[a].Replicas, active[b].Replicas; x != y {
+		slices.SortFunc(shares, func(a, b Share) int {
+			if x, y := active[a.Index].Replicas, active[b.Index].Replicas; x != y {
 				return cmpInt32(y, x)
 			}
-			return compareCreated(&active[b], &active[a])
+			return compareCreated(&active[b.Index], &active[a.Index])
 		})
 	case out.ToAdd < 0: // larger first; among equals the older first
-		slices.SortFunc(order, func(a, b int) int {
-			if x, y := active[a].Replicas, active[b].Replicas; x != y {
+		slices.SortFunc(shares, func(a, b Share) int {
+			if x, y := active[a.Index].Replicas, active[b.Index].Replicas; x != y {
 				return cmpInt32(y, x)
 			}
-			return compareCreated(&active[a], &active[b])
+			return compareCreated(&active[a.Index], &active[b.Index])
 		})
 	}
-	out.Shares = make([]Share, len(order))
-	for k, i := range order {
+	out.Shares = shares
+	for k := range shares {
+		i := shares[k].Index
 		rs := &active[i]
 		s := Share{Index: i, Name: rs.Name, From: rs.Replicas, To: rs.Replicas}
 		if out.ToAdd != 0 {

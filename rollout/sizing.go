@@ -21,7 +21,7 @@ type Sizing struct {
 }
 
 // String explains the decision in numbers, e.g. "total 12 < replicas 10 +
-// maxSurge 3, room for 1, capped by 6 still missing".
+// maxSurge 3, room for 1, capped by 8 still missing".
 func (s Sizing) String() string {
 	switch {
 	case s.Recreate:
