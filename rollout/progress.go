@@ -31,39 +31,53 @@ func Counts(all []ReplicaSet, newRS int) (StatusCounts, error) {
 	if newRS < -1 || newRS >= len(all) {
 		return StatusCounts{}, fmt.Errorf("newRS: index %d out of range [-1, %d)", newRS, len(all))
 	}
-	var replicas, ready, available, spec sum32
-	for i := range all {
-		replicas.add(all[i].StatusReplicas)
-		ready.add(all[i].ReadyReplicas)
-		available.add(all[i].AvailableReplicas)
-		spec.add(all[i].Replicas)
-	}
-	c := StatusCounts{Replicas: replicas.v, ReadyReplicas: ready.v, AvailableReplicas: available.v}
-	if newRS >= 0 {
-		c.UpdatedReplicas = all[newRS].StatusReplicas
-	}
-	unavailable, o := sub32(spec.v, available.v)
-	c.UnavailableReplicas = max(unavailable, 0)
-	var n sum32
-	reported := true
-	for i := range all {
+	c, overflow := counts(len(all), newRS, func(i int) rsCounts {
 		rs := &all[i]
-		switch {
-		case rs.ObservedGeneration == 0 && rs.TerminatingReplicas == nil:
-		case rs.TerminatingReplicas == nil:
-			reported = false
-		default:
-			n.add(*rs.TerminatingReplicas)
-		}
-	}
-	c.TerminatingReplicas, c.Terminating = n.v, reported
-	if !reported {
-		c.TerminatingReplicas = 0
-	}
-	if replicas.overflow || ready.overflow || available.overflow || spec.overflow || o || n.overflow {
+		return rsCounts{rs.Replicas, rs.StatusReplicas, rs.ReadyReplicas, rs.AvailableReplicas, rs.TerminatingReplicas, rs.ObservedGeneration}
+	})
+	if overflow {
 		return c, fmt.Errorf("status counts: %w", ErrOverflow)
 	}
 	return c, nil
+}
+
+// rsCounts is what the status counts read of one ReplicaSet.
+type rsCounts struct {
+	spec, replicas, ready, available int32
+	terminating                      *int32
+	observed                         int64
+}
+
+// counts is Counts over n ReplicaSets that at reads (the planner's are
+// apps/v1 objects); newRS < 0 means none.
+func counts(n, newRS int, at func(i int) rsCounts) (StatusCounts, bool) {
+	var replicas, ready, available, spec, terminating sum32
+	reported := true
+	var c StatusCounts
+	for i := range n {
+		v := at(i)
+		replicas.add(v.replicas)
+		ready.add(v.ready)
+		available.add(v.available)
+		spec.add(v.spec)
+		if i == newRS {
+			c.UpdatedReplicas = v.replicas
+		}
+		switch {
+		case v.observed == 0 && v.terminating == nil:
+		case v.terminating == nil:
+			reported = false
+		default:
+			terminating.add(*v.terminating)
+		}
+	}
+	c.Replicas, c.ReadyReplicas, c.AvailableReplicas = replicas.v, ready.v, available.v
+	unavailable, o := sub32(spec.v, available.v)
+	c.UnavailableReplicas = max(unavailable, 0)
+	if reported {
+		c.TerminatingReplicas, c.Terminating = terminating.v, true
+	}
+	return c, replicas.overflow || ready.overflow || available.overflow || spec.overflow || o || terminating.overflow
 }
 
 // Complete reports whether a rollout is complete (upstream's
