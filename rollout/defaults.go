@@ -108,6 +108,12 @@ func validate(d *appsv1.Deployment, sp *selectorPairs) error {
 			bad("spec.progressDeadlineSeconds", "invalid value %d: must be greater than minReadySeconds", *v)
 		}
 	}
+	if len(errs) > 0 && (spec.Replicas == nil || spec.Strategy.Type == "" ||
+		spec.Strategy.Type == appsv1.RollingUpdateDeploymentStrategyType && spec.Strategy.RollingUpdate == nil) {
+		// The usual cause: a manifest as written, not as the API server
+		// stores it.
+		errs = append(errs, errors.New("deployment: not defaulted: Plan expects a Deployment as the API server stores it; apply rollout.Default to a manifest first"))
+	}
 	return errors.Join(errs...)
 }
 

@@ -27,6 +27,33 @@
 //  8. The rollout: RollingUpdate or Recreate, then cleanup beyond
 //     revisionHistoryLimit and the rollout status.
 //
+// # Building blocks
+//
+// The arithmetic of a sync is exported as pure functions over two small
+// values, [Params] (a rollout's replicas, strategy, fenceposts, deadlines;
+// [ParamsOf] reads a Deployment) and [ReplicaSet] (a ReplicaSet's size, pod
+// counts, creation time, revision and annotations; [ReplicaSetOf] reads an
+// apps/v1 one), so that a controller with a workload type of its own can use
+// them without a Deployment. In the order of one sync:
+//
+//   - fenceposts: [Params.Limits], [Params.MinAvailable] (see package
+//     fencepost);
+//   - the new ReplicaSet's size: [NewRSNewReplicas];
+//   - the old ReplicaSets' scale-down: [MaxScaledDown] (the budget),
+//     [CleanupUnhealthy] (unavailable pods first), [ScaleDownOld] (oldest
+//     first, keeping minAvailable);
+//   - scaling events: [ActiveOrLatest], [IsSaturated], [Proportions];
+//   - history: [HistoryToDelete];
+//   - status: [Counts], [Complete], [Progressing], [TimedOut], [RequeueAfter].
+//
+// Each returns its decision with the numbers that made it (String explains
+// it), never mutates its input, and reports bad input (negative sizes,
+// sums beyond int32: [ErrOverflow]) as an error naming the argument. [Plan]
+// is built on them.
+//
+// Applying a plan: [Execute] makes the calls through a [Writer] in upstream's
+// order; the module rollout/clientgo implements Writer with client-go.
+//
 // # Writes, conflicts and requeues
 //
 // Upstream sometimes writes an object it read at the start of the sync

@@ -259,3 +259,13 @@ func TestFidelityScalingEventDirection(t *testing.T) {
 		"Normal ScalingReplicaSet Scaled down replica set foo-old from 2 to 1",
 	}, eventStrings(res))
 }
+
+// A manifest that is not defaulted is refused with a pointer to Default.
+func TestPlanPointsToDefault(t *testing.T) {
+	d := upDeployment(1, 1, 0)
+	d.Spec.Strategy = appsv1.DeploymentStrategy{}
+	_, err := rollout.Plan(snapshot(d))
+	if err == nil || !strings.Contains(err.Error(), "spec.strategy.type: Required value") || !strings.Contains(err.Error(), "rollout.Default") {
+		t.Errorf("Plan = %v, want the field and a pointer to rollout.Default", err)
+	}
+}
