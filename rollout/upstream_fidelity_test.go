@@ -269,3 +269,21 @@ func TestPlanPointsToDefault(t *testing.T) {
 		t.Errorf("Plan = %v, want the field and a pointer to rollout.Default", err)
 	}
 }
+
+// A paused Deployment's cleanup sees the old ReplicaSets newest first (the
+// scaling look-up before it sorts upstream's list in place); with an
+// unparsable revision upstream's sort then picks differently than from the
+// oldest-first list. Found by the differential test's runs to the fixpoint.
+func TestFidelityPausedCleanupOrder(t *testing.T) {
+	d := upDeployment(1, 1, 0)
+	d.Spec.Paused = true
+	d.Spec.RevisionHistoryLimit = i32(1)
+	inSync(d, 3)
+	b := setStatus(upRS(d, "foo-b", 2, 0, upOlder, "foo/bar:b"), 0, 0)
+	a := setStatus(upRS(d, "foo-a", 0, 0, upOld, "foo/bar:a"), 0, 0)
+	a.Annotations[annRevision] = "x2"
+	c := setStatus(upRS(d, "foo-c", 1, 0, upOld.Add(30*time.Minute), "foo/bar:c"), 0, 0)
+	newRS := upRS(d, "foo-new", 3, 1, upNew, "")
+	res := mustPlan(t, snapshot(d, a, b, c, newRS))
+	diffStrings(t, "replica set writes", []string{"delete foo-a", "delete foo-c"}, rsActions(res))
+}

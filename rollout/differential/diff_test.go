@@ -3,6 +3,7 @@ package differential
 import (
 	"flag"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -191,21 +192,48 @@ func controller() *upstream {
 	return shared
 }
 
+// TestRecordedFailures replays every failure rapid has recorded under
+// testdata/rapid (each was a real difference, since fixed).
+func TestRecordedFailures(t *testing.T) {
+	u := controller()
+	props := map[string]func(*rapid.T){
+		"TestSingleSync": func(t *rapid.T) { check(t, u, false, 1) },
+		"TestFixpoint":   func(t *rapid.T) { check(t, u, true, 30) },
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "rapid", "*", "*.fail"))
+	for _, f := range files {
+		prop := props[filepath.Base(filepath.Dir(f))]
+		if prop == nil {
+			t.Errorf("%s: no property of that name", f)
+			continue
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if err := flag.Set("rapid.failfile", f); err != nil {
+				t.Fatal(err)
+			}
+			defer flag.Set("rapid.failfile", "")
+			rapid.Check(t, prop)
+		})
+	}
+}
+
+func check(t *rapid.T, u *upstream, fixpoint bool, steps int) {
+	w := genWorld(t)
+	mismatch, err := runCase(u, w, fixpoint, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mismatch != "" {
+		t.Fatal(mismatch)
+	}
+}
+
 // TestSingleSync compares one sync of the real controller with one Plan on
 // random cluster states. -rapid.checks sets the count (see the package doc).
 func TestSingleSync(t *testing.T) {
 	checks(t, 3000)
 	u := controller()
-	rapid.Check(t, func(t *rapid.T) {
-		w := genWorld(t)
-		mismatch, err := runCase(u, w, false, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if mismatch != "" {
-			t.Fatal(mismatch)
-		}
-	})
+	rapid.Check(t, func(t *rapid.T) { check(t, u, false, 1) })
 }
 
 // TestFixpoint compares runs to the fixpoint: sync, write, sync again until
@@ -214,16 +242,7 @@ func TestSingleSync(t *testing.T) {
 func TestFixpoint(t *testing.T) {
 	checks(t, 1000)
 	u := controller()
-	rapid.Check(t, func(t *rapid.T) {
-		w := genWorld(t)
-		mismatch, err := runCase(u, w, true, 30)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if mismatch != "" {
-			t.Fatal(mismatch)
-		}
-	})
+	rapid.Check(t, func(t *rapid.T) { check(t, u, true, 30) })
 }
 
 // checks sets rapid's number of cases to n unless -rapid.checks was given.
