@@ -3,7 +3,6 @@ package restart
 import (
 	"bytes"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -227,7 +226,7 @@ func diffSums(keys []string, recorded map[string]string, current func(string) (s
 }
 
 // lookupConfig calls l for r and checksums the object; a nil l, a nil
-// result or a nil pointer is a missing config.
+// result or a nil *corev1.ConfigMap or *corev1.Secret is a missing config.
 func lookupConfig(l Lookup, r Ref, alg ChecksumAlgorithm) (runtime.Object, string, error) {
 	if l == nil {
 		return nil, "", nil
@@ -236,11 +235,17 @@ func lookupConfig(l Lookup, r Ref, alg ChecksumAlgorithm) (runtime.Object, strin
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", r.Key(), err)
 	}
-	if obj == nil {
+	switch o := obj.(type) {
+	case nil:
 		return nil, "", nil
-	}
-	if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer && v.IsNil() {
-		return nil, "", nil
+	case *corev1.ConfigMap:
+		if o == nil {
+			return nil, "", nil
+		}
+	case *corev1.Secret:
+		if o == nil {
+			return nil, "", nil
+		}
 	}
 	c, err := ConfigOf(obj, alg)
 	if err != nil || c.Kind != r.Kind {

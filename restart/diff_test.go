@@ -504,3 +504,31 @@ func TestPropDiffChecksumsMatchesEngine(t *testing.T) {
 		}
 	})
 }
+
+// Any annotation value either fails with an error naming the annotation or
+// gives a value that, diffed again, changes nothing.
+func FuzzDiffChecksums(f *testing.F) {
+	for _, s := range []string{"", "null", "{}", "{garbage", `{"configmap/shop/settings":"0123456789abcdef"}`,
+		`{"secret/shop/tls":"x","configmap/shop/old":""}`, `[]`, `{"a":1}`} {
+		f.Add(s)
+	}
+	opts := restart.DefaultOptions()
+	refs := []restart.Ref{cmRef("settings"), secretRef("tls"), cmRef("gone")}
+	current := objects{
+		"configmap/shop/settings": configMap("shop", "settings", map[string]string{"a": "b"}),
+		"secret/shop/tls":         secret("shop", "tls", map[string]string{"crt": "c"}),
+	}
+	f.Fuzz(func(t *testing.T, annotation string) {
+		d, err := restart.DiffChecksums(opts, refs, annotation, current.lookup, current.lookup)
+		if err != nil {
+			if !strings.Contains(err.Error(), opts.ChecksumsAnnotation) {
+				t.Fatalf("error does not name the annotation: %v", err)
+			}
+			return
+		}
+		again, err := restart.DiffChecksums(opts, refs, d.Annotation, current.lookup, nil)
+		if err != nil || len(again.Changes) != 0 || again.Annotation != d.Annotation {
+			t.Fatalf("%q → %s → %+v, %v", annotation, d.Annotation, again, err)
+		}
+	})
+}
