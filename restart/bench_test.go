@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/deploymath/deploymath/restart"
 )
@@ -93,5 +94,35 @@ func BenchmarkReferences(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		restart.References("default", &d.Spec.Template.Spec)
+	}
+}
+
+// BenchmarkDiffChecksums diffs a workload with n referenced ConfigMaps
+// (two keys each), all recorded, one of them edited since: checksums of n
+// configs, one restart, the new annotation.
+func BenchmarkDiffChecksums(b *testing.B) {
+	for _, n := range []int{1, 10, 100} {
+		b.Run(fmt.Sprintf("refs=%d", n), func(b *testing.B) {
+			refs := make([]restart.Ref, n)
+			current := map[string]runtime.Object{}
+			recorded := map[string]string{}
+			for i := range refs {
+				refs[i] = restart.Ref{Kind: restart.KindConfigMap, Namespace: "default", Name: fmt.Sprint("c", i)}
+				cm := configMap("default", refs[i].Name, map[string]string{"key": fmt.Sprint("value-", i), "other": "x"})
+				current[refs[i].Key()] = cm
+				recorded[refs[i].Key()] = restart.ChecksumConfigMap(cm)
+			}
+			recorded[refs[0].Key()] = "0123456789abcdef"
+			annotation := restart.FormatChecksums(recorded)
+			lookup := func(r restart.Ref) (runtime.Object, error) { return current[r.Key()], nil }
+			opts := restart.DefaultOptions()
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := restart.DiffChecksums(opts, refs, annotation, lookup, nil)
+				if err != nil || !d.Restart || len(d.Changes) != 1 {
+					b.Fatalf("%+v, %v", d, err)
+				}
+			}
+		})
 	}
 }

@@ -15,6 +15,11 @@
 //     hex characters, independent of key order and blind to metadata;
 //     [XingChecksumConfigMap] and [XingChecksumSecret] reproduce the
 //     original controller's values.
+//   - [DiffChecksums] answers "what changed in my configs?" for one
+//     workload, with no Engine: from its references, its checksums
+//     annotation and a [Lookup] of the current ConfigMaps and Secrets, the
+//     configs added, changed or no longer referenced ([ConfigChange]), those
+//     missing, the new annotation value and whether to restart.
 //   - [Engine] holds the catalog (configs, real or placeholders, and
 //     opted-in workloads, indexed by config so a change touches only the
 //     workloads that use it), the change queue with its grace period, and
@@ -45,6 +50,17 @@
 // checksums are only recorded. Decisions depend only on the annotation and
 // the live configs, so a fresh engine (after a restart or a leader change)
 // never restarts a workload whose configs did not change.
+//
+// # One workload, without an Engine
+//
+// A controller that already has listers and its own work queue can call
+// [DiffChecksums] when it syncs a workload: write the returned Annotation
+// when Changes is not empty, and a new restart stamp too when Restart is
+// set. The rule is the Engine's, less what needs its memory (an edit of a
+// newly referenced config before it was recorded, the grace period). The
+// annotation holds one checksum per config, so the changed data keys are
+// known only when the caller also passes the recorded versions of the
+// configs (an informer's old objects).
 //
 // # Keys and compatibility
 //

@@ -371,12 +371,21 @@ func (e *Engine) process(due []*queued, now time.Time) Batch {
 		return b
 	}
 	b.Processed = changes(due)
-	var affected []*workloadEntry
+	type update struct {
+		w       *workloadEntry
+		next    map[string]string
+		changes []ConfigChange
+	}
+	var affected []update
 	mark := map[string]bool{}
 	consider := func(w *workloadEntry) {
-		if !mark[w.key] && e.needsUpdate(w) {
-			mark[w.key] = true
-			affected = append(affected, w)
+		if mark[w.key] {
+			return
+		}
+		mark[w.key] = true
+		next, changes := e.diff(w)
+		if w.annotationErr != nil || w.retryRestart || len(changes) > 0 {
+			affected = append(affected, update{w, next, changes})
 		}
 	}
 	for _, c := range due {
@@ -388,12 +397,12 @@ func (e *Engine) process(due []*queued, now time.Time) Batch {
 			consider(w)
 		} // else: an orphaned change, dropped
 	}
-	slices.SortFunc(affected, func(a, b *workloadEntry) int { return strings.Compare(a.key, b.key) })
-	for _, w := range affected {
-		b.Decisions = append(b.Decisions, e.decide(w, now))
+	slices.SortFunc(affected, func(a, b update) int { return strings.Compare(a.w.key, b.w.key) })
+	for _, u := range affected {
+		b.Decisions = append(b.Decisions, e.decide(u.w, u.next, u.changes, now))
 	}
-	for _, w := range affected {
-		e.queue.remove(w.key)
+	for _, u := range affected {
+		e.queue.remove(u.w.key)
 	}
 	for _, c := range due {
 		e.queue.remove(c.Key)
@@ -402,30 +411,27 @@ func (e *Engine) process(due []*queued, now time.Time) Batch {
 	return b
 }
 
-// needsUpdate reports whether w's annotation differs from the catalog.
-func (e *Engine) needsUpdate(w *workloadEntry) bool {
-	if w.annotationErr != nil || w.retryRestart {
-		return true
-	}
-	for _, k := range w.refs {
-		c := e.configs[k]
-		if c == nil || c.checksum == "" {
-			continue
-		}
-		if v, ok := w.applied[k]; !ok || v != c.checksum {
-			return true
-		}
-	}
-	for k := range w.applied {
-		if _, found := slices.BinarySearch(w.refs, k); !found {
-			return true
-		}
-	}
-	return false
+// diff compares w's recorded checksums with the catalog ([diffSums]): the
+// new annotation content and the changes. Placeholders count as missing.
+func (e *Engine) diff(w *workloadEntry) (map[string]string, []ConfigChange) {
+	next := make(map[string]string, len(w.refs))
+	return next, diffSums(w.refs, w.applied, e.checksum, next)
 }
 
-// decide builds w's decision and applies it to the catalog optimistically.
-func (e *Engine) decide(w *workloadEntry, now time.Time) Decision {
+// checksum returns the catalog checksum of a config, false for unknown
+// configs and placeholders.
+func (e *Engine) checksum(key string) (string, bool) {
+	c := e.configs[key]
+	if c == nil || c.checksum == "" {
+		return "", false
+	}
+	return c.checksum, true
+}
+
+// decide builds w's decision from its diff and applies it to the catalog
+// optimistically. Besides a changed recorded checksum, a config not yet
+// recorded restarts w when its waiting change was observed more than once.
+func (e *Engine) decide(w *workloadEntry, next map[string]string, changes []ConfigChange, now time.Time) Decision {
 	d := Decision{
 		Kind:            w.kind,
 		Namespace:       w.namespace,
@@ -434,27 +440,17 @@ func (e *Engine) decide(w *workloadEntry, now time.Time) Decision {
 		Recorded:        w.applied,
 		AnnotationError: w.annotationErr,
 	}
-	next := make(map[string]string, len(w.refs))
-	for _, k := range w.refs {
-		old, had := w.applied[k]
-		c := e.configs[k]
-		if c == nil || c.checksum == "" {
-			if had {
-				next[k] = old
-			}
-			continue
-		}
-		next[k] = c.checksum
-		if had && old == c.checksum {
+	for _, c := range changes {
+		if c.Change == ConfigRemoved {
 			continue
 		}
 		obs := 0
-		if q := e.queue.get(k); q != nil {
+		if q := e.queue.get(c.Config); q != nil {
 			obs = q.Count
 		}
-		if had || obs > 1 {
+		if c.Change == ConfigChanged || obs > 1 {
 			d.Restart = true
-			d.Triggers = append(d.Triggers, Trigger{Config: k, Recorded: old, Current: c.checksum, Observations: obs})
+			d.Triggers = append(d.Triggers, Trigger{Config: c.Config, Recorded: c.Recorded, Current: c.Current, Observations: obs})
 		}
 	}
 	d.Checksums = next

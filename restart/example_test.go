@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/deploymath/deploymath/restart"
 )
@@ -100,4 +101,51 @@ func ExampleXingKeys() {
 	// com.xing.deployment-restart.applied-config-checksums
 	// com.xing.deployment-restart.timestamp
 	// xing 5s 500ms
+}
+
+// A Deployment recorded ConfigMap settings and ConfigMap old; its template
+// now uses settings, which was edited, and Secret tls. The informer's old
+// version of settings is the recorded one, so the changed keys are known.
+func ExampleDiffChecksums() {
+	before := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "settings"},
+		Data: map[string]string{"LOG_LEVEL": "info", "PORT": "8080"}}
+	after := before.DeepCopy()
+	after.Data["LOG_LEVEL"] = "debug"
+	tls := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "tls"},
+		Data: map[string][]byte{"tls.crt": []byte("…")}}
+	annotation := restart.FormatChecksums(map[string]string{
+		"configmap/shop/settings": restart.ChecksumConfigMap(before),
+		"configmap/shop/old":      "5ca1ab1e0ddba11c",
+	})
+	current := map[string]runtime.Object{"configmap/shop/settings": after, "secret/shop/tls": tls}
+	previous := map[string]runtime.Object{"configmap/shop/settings": before}
+	refs := []restart.Ref{
+		{Kind: restart.KindConfigMap, Namespace: "shop", Name: "settings"},
+		{Kind: restart.KindSecret, Namespace: "shop", Name: "tls"},
+	}
+
+	d, err := restart.DiffChecksums(restart.DefaultOptions(), refs, annotation,
+		func(r restart.Ref) (runtime.Object, error) { return current[r.Key()], nil },
+		func(r restart.Ref) (runtime.Object, error) { return previous[r.Key()], nil })
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range d.Changes {
+		switch c.Change {
+		case restart.ConfigAdded:
+			fmt.Println("added  ", c.Config, c.Current)
+		case restart.ConfigChanged:
+			fmt.Println("changed", c.Config, c.Recorded, "→", c.Current, "keys", c.Keys)
+		case restart.ConfigRemoved:
+			fmt.Println("removed", c.Config)
+		}
+	}
+	fmt.Println("restart:", d.Restart)
+	fmt.Println(d.Annotation)
+	// Output:
+	// removed configmap/shop/old
+	// changed configmap/shop/settings 06d7aa5be3e258e4 → db4072bde0bd68bd keys [LOG_LEVEL]
+	// added   secret/shop/tls 084bf3741544df74
+	// restart: true
+	// {"configmap/shop/settings":"db4072bde0bd68bd","secret/shop/tls":"084bf3741544df74"}
 }
