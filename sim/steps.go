@@ -443,12 +443,3 @@ func (s *Sim) undo(d *appsv1.Deployment, toRevision int64) (*appsv1.Deployment, 
 	}
 	return rb.Apply(d), fmt.Sprintf("rolled back to revision %d (%s)", rb.Revision, rb.ReplicaSet), nil
 }
-
-// imagesOf lists the images of a template, for notes.
-func imagesOf(t *corev1.PodTemplateSpec) string {
-	var out []string
-	for _, c := range t.Spec.Containers {
-		out = append(out, c.Image)
-	}
-	return joinComma(out)
-}
