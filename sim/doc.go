@@ -112,5 +112,7 @@
 // [InvHistory], [InvDeadline], [InvConvergence] and, for the restart
 // controller, [InvRestart] are checked with
 // [Options].Check; property tests generate Deployments, strategies and steps
-// with rapid: `go test ./sim -run Property -rapid.checks=10000`.
+// with rapid: `go test ./sim -run Property -rapid.checks=10000`. Check
+// also lists [Result].Warnings: [WarnStuck], a Deployment that ends below
+// its replicas with nothing in flight.
 package sim

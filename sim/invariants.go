@@ -61,6 +61,19 @@ const (
 	InvRestart = "restart-scope"
 )
 
+// WarnStuck names the warning (see [Result].Warnings) for a Deployment that
+// ends the run with fewer available pods than spec.replicas while nothing
+// is in flight: no sync queued, every ReplicaSet's pods created and none
+// starting, unready or terminating. Nothing in the simulated cluster would
+// change that state. Upstream gets there, among other ways, through a
+// quirk that the warning names when it sees its traces (a paused
+// Deployment left without any ReplicaSet that has replicas; scenario
+// paused-scale-up-deleted): a paused Deployment whose template changed
+// while every ReplicaSet was at 0 scales the newest old ReplicaSet up and,
+// with revisionHistoryLimit below the number of old ReplicaSets, deletes
+// it in the same sync.
+const WarnStuck = "stuck-below-replicas"
+
 // rollbackAnnotation is the legacy rollback request of extensions/v1beta1
 // (kubectl rollout undo of old clients); a paused Deployment carrying it
 // is not cleaned up.
@@ -373,6 +386,42 @@ func (c *checker) history(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) {
 			return
 		}
 	}
+}
+
+// stuck lists the [WarnStuck] warnings at the end of the run.
+func (s *Sim) stuck() []Violation {
+	var out []Violation
+	for _, key := range sortedKeys(s.st.deployments) {
+		d := s.st.deployments[key]
+		want := replicas(d)
+		if s.wq.isDirty(queueKey{ctrlDeployment, key}) {
+			continue // a sync is queued
+		}
+		var available, size int32
+		inFlight := false
+		for _, rs := range s.st.ownedReplicaSets(d) {
+			st := s.st.rsState[objKey(rs.Namespace, rs.Name)]
+			size += rsReplicas(rs)
+			available += st.available
+			if rsReplicas(rs) != st.active || st.active != st.available || st.terminating > 0 {
+				inFlight = true
+			}
+		}
+		if inFlight || available >= want {
+			continue
+		}
+		detail := fmt.Sprintf("%s: ends with %d of %d pods available and nothing in flight", d.Name, available, want)
+		if d.Spec.Paused && size == 0 {
+			detail += "; paused without a ReplicaSet that has replicas: upstream v1.37's paused-cleanup quirk " +
+				"(a paused Deployment whose template changed while every ReplicaSet was at 0 scales the newest old ReplicaSet up " +
+				"and, with revisionHistoryLimit below the number of old ReplicaSets, deletes it in the same sync; " +
+				"see scenario paused-scale-up-deleted); resuming rolls out the current template"
+		} else if d.Spec.Paused {
+			detail += " (paused)"
+		}
+		out = append(out, Violation{At: s.now, Step: s.checks.step, Invariant: WarnStuck, Detail: detail})
+	}
+	return out
 }
 
 // final checks convergence at the end of the run.

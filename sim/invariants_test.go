@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deploymath/deploymath/rollout"
 	appsv1 "k8s.io/api/apps/v1"
@@ -167,5 +168,42 @@ steps:
 	last := res.Trace.Frames[len(res.Trace.Frames)-1]
 	if n := len(last.Deployments[0].ReplicaSets); n != 1 {
 		t.Errorf("%d replica sets at the end, want 1 (the old one cleaned up)", n)
+	}
+}
+
+// TestWarnStuck: a run that ends with a Deployment below its replicas and
+// nothing in flight is reported as a warning, which names upstream's
+// paused-cleanup quirk when the Deployment is paused with no ReplicaSet
+// left to scale; a converged run and a run still in flight are not.
+func TestWarnStuck(t *testing.T) {
+	run := func(file string, until time.Duration) *Result {
+		t.Helper()
+		sc, err := LoadScenario(scenarioDir + "/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(sc, Options{Check: true, NoTrace: true, Until: until})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := run("paused-scale-up-deleted.yaml", 0)
+	if len(res.Warnings) != 1 {
+		t.Fatalf("warnings %v, want one", res.Warnings)
+	}
+	w := res.Warnings[0]
+	if w.Invariant != WarnStuck || !strings.HasPrefix(w.Detail, "web: ends with 0 of 3 pods available and nothing in flight; paused without a ReplicaSet that has replicas: upstream v1.37's paused-cleanup quirk") {
+		t.Errorf("warning %s", w)
+	}
+	if len(res.Violations) != 0 {
+		t.Errorf("violations %v", res.Violations)
+	}
+	if res := run("nginx-rolling-update.yaml", 0); len(res.Warnings) != 0 {
+		t.Errorf("converged run: warnings %v", res.Warnings)
+	}
+	// Cut in the middle of the rollout: pods are starting, nothing is stuck.
+	if res := run("nginx-rolling-update.yaml", 31*time.Second); len(res.Warnings) != 0 {
+		t.Errorf("run cut during the rollout: warnings %v", res.Warnings)
 	}
 }

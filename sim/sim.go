@@ -42,6 +42,10 @@ type Result struct {
 	Summary Summary
 	// Violations are the broken invariants, in order (only with Options.Check).
 	Violations []Violation
+	// Warnings are states at the end of the run that are legal but most
+	// likely not what the scenario's author wants (only with
+	// Options.Check); Invariant holds the warning's name, [WarnStuck].
+	Warnings []Violation
 	// Stats count the work of the engine.
 	Stats Stats
 }
@@ -206,6 +210,7 @@ func (s *Sim) Run() (*Result, error) {
 	if s.checks != nil {
 		s.checks.final()
 		res.Violations = s.checks.violations
+		res.Warnings = s.stuck()
 	}
 	return res, nil
 }

@@ -221,8 +221,9 @@ func (r *Result) JSON() ([]byte, error) {
 		Dropped    int         `json:"droppedFrames,omitempty"`
 		Summary    Summary     `json:"summary"`
 		Violations []Violation `json:"violations,omitempty"`
+		Warnings   []Violation `json:"warnings,omitempty"`
 	}
-	return json.MarshalIndent(out{r.Scenario, r.Seed, r.Trace.Frames, r.Trace.Dropped, r.Summary, r.Violations}, "", "  ")
+	return json.MarshalIndent(out{r.Scenario, r.Seed, r.Trace.Frames, r.Trace.Dropped, r.Summary, r.Violations, r.Warnings}, "", "  ")
 }
 
 // Text renders the trace followed by the summary (and violations).
@@ -233,6 +234,9 @@ func (r *Result) Text() string {
 	b.WriteString(DescribeSummary(&r.Summary))
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "VIOLATION %s\n", v.String())
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "WARNING %s\n", w.String())
 	}
 	return b.String()
 }

@@ -9,7 +9,9 @@
 //	-until D       override the time limit (e.g. 10m; positive)
 //	-format F      text (default) or json
 //	-svg FILE      write a chart of replicas per ReplicaSet and available pods
-//	-check         check the invariants; exit 1 naming the step that broke one
+//	-check         check the invariants; exit 1 naming the step that broke one;
+//	               warn (exit status unchanged) about a Deployment that ends
+//	               with fewer available pods than replicas and nothing in flight
 //	-sweep SPEC    e.g. 'maxSurge=0,1,25%;maxUnavailable=0,10%': run every
 //	               combination over -seeds seeds and print a table
 //	-seeds N       number of seeds per sweep combination (default 5)
@@ -171,6 +173,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if *check && len(res.Violations) > 0 {
 		for _, v := range res.Violations {

@@ -159,3 +159,14 @@ func TestSetImageUnknownContainerExits(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errb.String(), want)
 	}
 }
+
+// TestCheckWarnsStuck: -check reports a Deployment left below its
+// replicas with nothing in flight as a warning naming the upstream quirk;
+// the exit status stays 0.
+func TestCheckWarnsStuck(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"-check", "../../../testdata/scenarios/paused-scale-up-deleted.yaml"}, &out, &errb)
+	if code != 0 || !strings.Contains(errb.String(), "warning: stuck-below-replicas after step 5 at t=5m0s: web: ends with 0 of 3 pods available and nothing in flight; paused without a ReplicaSet that has replicas: upstream v1.37's paused-cleanup quirk") {
+		t.Errorf("exit %d, stderr:\n%s", code, errb.String())
+	}
+}
