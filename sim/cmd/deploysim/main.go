@@ -67,15 +67,6 @@ func (f *seedFlag) Set(s string) error {
 	return nil
 }
 
-// usageError is a mistake in the command line: exit status 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error {
-	return &usageError{fmt.Sprintf(format, args...)}
-}
-
 // parseArgs parses flags placed before and after the file names and
 // returns the file names.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -194,19 +185,19 @@ func checkFlags(fs *flag.FlagSet, files []string, until time.Duration, format st
 	var errs []error
 	switch len(files) {
 	case 0:
-		errs = append(errs, usagef("no scenario file"))
+		errs = append(errs, errors.New("no scenario file"))
 	case 1:
 	default:
-		errs = append(errs, usagef("want one scenario file, got %d: %s", len(files), strings.Join(files, " ")))
+		errs = append(errs, fmt.Errorf("want one scenario file, got %d: %s", len(files), strings.Join(files, " ")))
 	}
 	if set["until"] && until <= 0 {
-		errs = append(errs, usagef("-until %s: must be positive", until))
+		errs = append(errs, fmt.Errorf("-until %s: must be positive", until))
 	}
 	if format != "text" && format != "json" {
-		errs = append(errs, usagef("-format %q: unknown format (want text or json)", format))
+		errs = append(errs, fmt.Errorf("-format %q: unknown format (want text or json)", format))
 	}
 	if seeds < 1 || seeds > sim.MaxSweepSeeds {
-		errs = append(errs, usagef("-seeds %d: want 1 to %d (sim.MaxSweepSeeds)", seeds, sim.MaxSweepSeeds))
+		errs = append(errs, fmt.Errorf("-seeds %d: want 1 to %d (sim.MaxSweepSeeds)", seeds, sim.MaxSweepSeeds))
 	}
 	return errors.Join(errs...)
 }
