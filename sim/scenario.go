@@ -298,7 +298,11 @@ func ParseScenario(data []byte) (*Scenario, error) {
 	}
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
-		return nil, err // the YAML parser's message carries the line
+		// The YAML parser's message carries the line; duplicate keys come
+		// as "yaml: unmarshal errors:\n  line N: key ... already set in
+		// map", one line per key: keep it on one line.
+		msg := strings.Replace(err.Error(), ":\n  ", ": ", 1)
+		return nil, errors.New(strings.ReplaceAll(msg, "\n  ", "; "))
 	}
 	if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
 		return nil, errors.New("empty scenario: want a mapping with at least objects (the Deployments) and steps")

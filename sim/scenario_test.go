@@ -39,6 +39,7 @@ func TestParseScenarioRefusals(t *testing.T) {
 		{"only comments", "# nothing\n\n", "empty scenario"},
 		{"null", "null\n", "empty scenario"},
 		{"duplicate key", "name: a\nseed: 1\nname: b\n", `line 3: key "name" already set`},
+		{"duplicate keys, one line", "name: a\nname: b\nseed: 1\nseed: 2\n", `yaml: unmarshal errors: line 2: key "name" already set in map; line 4: key "seed" already set in map`},
 		{"duplicate nested key", oneDeployment + "- at: 1s\n  scale: 2\n  scale: 3\n", `line 19: key "scale" already set`},
 		{"wrong type, top level", "name: x\nseed: many\n", `line 2: field "seed": cannot use string as uint64`},
 		{"wrong type, step", oneDeployment + "- at: 1s\n  scale: 2\n- at: 2s\n  scale: lots\n", `line 20: field "steps[1].scale": cannot use string as int32`},
