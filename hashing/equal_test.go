@@ -70,11 +70,12 @@ func TestTemplatePlanCompiles(t *testing.T) {
 
 // Types the compiler must refuse (the whole plan then falls back).
 type (
-	withFloat      struct{ F float64 }
-	withInterface  struct{ I any }
-	withFunc       struct{ F func() }
-	withChan       struct{ C chan int }
-	withIntMap     struct{ M map[string]int }
+	withFloat     struct{ F float64 }
+	withInterface struct{ I any }
+	withFunc      struct{ F func() }
+	withChan      struct{ C chan int }
+	withIntMap    struct{ M map[string]int }
+	//lint:ignore U1000 the unexported field is what this type tests
 	withUnexported struct{ s string }
 	withSelector   struct{ S []withUnexported }
 	recursive      struct {
@@ -147,7 +148,7 @@ func TestCompiledAcceptedTypeMatchesSemantic(t *testing.T) {
 		return &accepted{
 			M: namedStringMap{"a": "b"}, A: [3]int16{1, 2, 3}, U: 7,
 			Q: ptrTo(resource.MustParse("1")), T: metav1.Unix(100, 0),
-			MT: ptrTo(metav1.NewMicroTime(time.Unix(5, 1000))), FV: metav1.FieldsV1{Raw: []byte(`{"f:a":{}}`)},
+			MT: ptrTo(metav1.NewMicroTime(time.Unix(5, 1000))), FV: *metav1.NewFieldsV1(`{"f:a":{}}`),
 			R:  corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")},
 			PS: &[]string{"a"}, SS: [][]int32{{1}, {2, 3}}, SP: []*int32{ptrTo[int32](1), nil},
 		}
@@ -166,8 +167,8 @@ func TestCompiledAcceptedTypeMatchesSemantic(t *testing.T) {
 		"time instant":      func(x *accepted) { x.T = metav1.Unix(101, 0) },
 		"microtime zone":    func(x *accepted) { x.MT = ptrTo(metav1.NewMicroTime(x.MT.In(time.FixedZone("Z", 60)))) },
 		"microtime instant": func(x *accepted) { x.MT = ptrTo(metav1.NewMicroTime(time.Unix(5, 2000))) },
-		"fields nil":        func(x *accepted) { x.FV.Raw = nil },
-		"fields other":      func(x *accepted) { x.FV.Raw = []byte(`{}`) },
+		"fields nil":        func(x *accepted) { x.FV.SetRawBytes(nil) },
+		"fields other":      func(x *accepted) { x.FV.SetRawString(`{}`) },
 		"resources form": func(x *accepted) {
 			x.R = corev1.ResourceList{corev1.ResourceCPU: *resource.NewMilliQuantity(100, resource.BinarySI)}
 		},
@@ -309,11 +310,11 @@ func TestEqualIgnoreHashEdgeCases(t *testing.T) {
 		}, true},
 		{"managed fields: nil vs empty raw", func(a, b *corev1.PodTemplateSpec) {
 			a.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", FieldsV1: &metav1.FieldsV1{}}}
-			b.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", FieldsV1: &metav1.FieldsV1{Raw: []byte{}}}}
+			b.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", FieldsV1: emptyFieldsV1()}}
 		}, true},
 		{"managed fields: raw differs", func(a, b *corev1.PodTemplateSpec) {
-			a.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", FieldsV1: &metav1.FieldsV1{Raw: []byte("{}")}}}
-			b.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", FieldsV1: &metav1.FieldsV1{Raw: []byte("{ }")}}}
+			a.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", FieldsV1: metav1.NewFieldsV1("{}")}}
+			b.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", FieldsV1: metav1.NewFieldsV1("{ }")}}
 		}, false},
 		{"managed fields: time zone", func(a, b *corev1.PodTemplateSpec) {
 			a.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", Time: ptrTo(metav1.Unix(3, 0))}}
@@ -681,4 +682,11 @@ func TestSameBytesButLabels(t *testing.T) {
 	if sameBytesButLabels(a, a.DeepCopy()) {
 		t.Fatal("a deep copy has other pointers: not the same bytes")
 	}
+}
+
+// emptyFieldsV1 is managed fields whose raw bytes are empty but not nil.
+func emptyFieldsV1() *metav1.FieldsV1 {
+	f := &metav1.FieldsV1{}
+	f.SetRawBytes([]byte{})
+	return f
 }

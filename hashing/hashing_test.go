@@ -49,8 +49,8 @@ func TestHashIsDeterministicAndPointerIndependent(t *testing.T) {
 	if a.Spec.TerminationGracePeriodSeconds == b.Spec.TerminationGracePeriodSeconds {
 		t.Fatal("fixture should allocate fresh pointers")
 	}
-	if PodTemplateHash(a, nil) != PodTemplateHash(a, nil) {
-		t.Fatal("not deterministic")
+	if first, again := PodTemplateHash(a, nil), PodTemplateHash(a, nil); first != again {
+		t.Fatalf("not deterministic: %q then %q", first, again)
 	}
 	if ha, hb := PodTemplateHash(a, nil), PodTemplateHash(b, nil); ha != hb {
 		t.Fatalf("equal templates with different pointers: %q vs %q", ha, hb)

@@ -136,20 +136,6 @@ func (c *cluster) tick(now time.Time) []string {
 	return out
 }
 
-// run ticks every check interval from `from` to `to` inclusive and returns
-// all decisions with their offsets.
-func (c *cluster) run(from, to time.Duration) []string {
-	c.t.Helper()
-	var out []string
-	iv := c.e.Options().CheckInterval
-	for d := from; d <= to; d += iv {
-		for _, s := range c.tick(at(d)) {
-			out = append(out, fmt.Sprintf("t=%v %s", d, s))
-		}
-	}
-	return out
-}
-
 // restarts counts "restart" decisions in descriptions.
 func restarts(lines []string) int {
 	n := 0

@@ -40,7 +40,7 @@ func owned(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) ([]*appsv1.ReplicaSet
 	if d.Spec.Selector != nil {
 		s, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 		if err != nil {
-			return nil, fmt.Errorf("Deployment %q: spec.selector: %w", d.Name, err)
+			return nil, fmt.Errorf("deployment %q: spec.selector: %w", d.Name, err)
 		}
 		selector = s
 	}

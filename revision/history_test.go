@@ -86,8 +86,8 @@ func TestHistoryEdges(t *testing.T) {
 	}
 	bad := d.DeepCopy()
 	bad.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Bogus"}}}
-	if _, err := History(bad, rss); err == nil || !strings.Contains(err.Error(), "spec.selector") {
-		t.Errorf("invalid selector error = %v", err)
+	if _, err := History(bad, rss); err == nil || !strings.Contains(err.Error(), "spec.selector") || !strings.HasPrefix(err.Error(), "deployment ") {
+		t.Errorf("invalid selector error = %v, want a lower-case error naming spec.selector", err)
 	}
 	// A nil selector does not filter (kubectl lists with an empty selector).
 	noSel := d.DeepCopy()

@@ -86,6 +86,22 @@
 // patched with [revision.RollbackTarget] and [revision.Rollback.Apply], so a
 // rollback to the current template writes nothing, as with kubectl.
 //
+// A step kubectl would carry out but the cluster refuses (an undo to a
+// missing revision, an apply the validation rejects, a ConfigMap that does
+// not exist) is noted in the trace and the run goes on. A setImage naming a
+// container the Deployment does not have stops the run with an error naming
+// the file, the line and the containers that exist.
+//
+// # Limits
+//
+// So that a run's memory and time stay bounded, [ParseScenario] refuses
+// input larger than [MaxScenarioBytes] (2 MiB), Deployments of more than
+// [MaxReplicas] (50,000) replicas, and steps after the time limit; [Sweep]
+// refuses more than [MaxSweepSeeds] seeds or [MaxSweepRuns] runs; a
+// [Trace] keeps at most [MaxTraceFrames] frames (the first ones and the
+// last, with a count of the others). Every refusal names the field and its
+// line, or the limit.
+//
 // Bundled scenarios live in testdata/scenarios with NAME.golden traces;
 // `go test ./sim` compares them and `go test ./sim -update` rewrites them.
 // The deploysim command (sim/cmd/deploysim) runs a scenario from the command
@@ -97,5 +113,7 @@
 // [InvHistory], [InvDeadline], [InvConvergence] and, for the restart
 // controller, [InvRestart] are checked with
 // [Options].Check; property tests generate Deployments, strategies and steps
-// with rapid: `go test ./sim -run Property -rapid.checks=10000`.
+// with rapid: `go test ./sim -run Property -rapid.checks=10000`. Check
+// also lists [Result].Warnings: [WarnStuck], a Deployment that ends below
+// its replicas with nothing in flight.
 package sim

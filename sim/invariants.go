@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/fencepost"
+	"github.com/deploymath/deploymath/hashing"
 	"github.com/deploymath/deploymath/restart"
+	"github.com/deploymath/deploymath/revision"
 	"github.com/deploymath/deploymath/rollout"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -33,8 +35,18 @@ const (
 	InvRecreate = "recreate-exclusive"
 	// InvDeleteEmpty: a ReplicaSet is deleted only when it has no active pod.
 	InvDeleteEmpty = "delete-only-empty"
-	// InvHistory: a complete Deployment keeps at most revisionHistoryLimit
-	// old ReplicaSets.
+	// InvHistory: what upstream's cleanup guarantees for a Deployment with
+	// a revisionHistoryLimit, once its controller has settled. Cleanup runs
+	// only in a sync of a paused Deployment, or of a complete one (for
+	// Recreate, once no pod of an old ReplicaSet is left: the rollout
+	// returns before cleanup while one is). It sorts the old ReplicaSets
+	// not being deleted by revision and looks at the oldest
+	// len(old) − revisionHistoryLimit of them; it deletes those with spec
+	// and status replicas 0 and generation ≤ observedGeneration, and skips
+	// the others without looking further. So the law is: when cleanup
+	// would run, none of those oldest ReplicaSets is deletable. A
+	// ReplicaSet may outlive the limit while it still has replicas or its
+	// status lags its spec; it may not once it has neither.
 	InvHistory = "history-limit"
 	// InvDeadline: ProgressDeadlineExceeded is set only when the deadline
 	// passed, and is set (within 2s) once it passed.
@@ -48,6 +60,24 @@ const (
 	// recorded; a decision without a restart leaves the pod template alone.
 	InvRestart = "restart-scope"
 )
+
+// WarnStuck names the warning (see [Result].Warnings) for a Deployment that
+// ends the run with fewer available pods than spec.replicas while nothing
+// is in flight: no sync queued, every ReplicaSet's pods created and none
+// starting, unready or terminating. Nothing in the simulated cluster would
+// change that state. Upstream gets there, among other ways, through a
+// quirk that the warning names when it sees its traces (a paused
+// Deployment left without any ReplicaSet that has replicas; scenario
+// paused-scale-up-deleted): a paused Deployment whose template changed
+// while every ReplicaSet was at 0 scales the newest old ReplicaSet up and,
+// with revisionHistoryLimit below the number of old ReplicaSets, deletes
+// it in the same sync.
+const WarnStuck = "stuck-below-replicas"
+
+// rollbackAnnotation is the legacy rollback request of extensions/v1beta1
+// (kubectl rollout undo of old clients); a paused Deployment carrying it
+// is not cleaned up.
+const rollbackAnnotation = "deprecated.deployment.rollback.to"
 
 // Violation is a broken invariant.
 type Violation struct {
@@ -291,11 +321,8 @@ func (c *checker) instant() {
 		if s.wq.isWaiting(queueKey{ctrlDeployment, key}) && s.sc.Cluster.ControllerLatency > 0 {
 			settled = false
 		}
-		if settled && s.deploymentComplete(d) && d.Spec.RevisionHistoryLimit != nil && len(rss) > 0 {
-			old := len(rss) - 1
-			if old > int(*d.Spec.RevisionHistoryLimit) {
-				c.fail(InvHistory, "%s: complete with %d old replica sets (revisionHistoryLimit %d)", d.Name, old, *d.Spec.RevisionHistoryLimit)
-			}
+		if settled {
+			c.history(d, rss)
 		}
 		if pd := d.Spec.ProgressDeadlineSeconds; pd != nil && !d.Spec.Paused && d.Status.ObservedGeneration >= d.Generation {
 			if p := progressing(d); p != nil && p.Status == corev1.ConditionTrue && p.Reason == "ReplicaSetUpdated" {
@@ -306,6 +333,95 @@ func (c *checker) instant() {
 			}
 		}
 	}
+}
+
+// history checks [InvHistory] for d, whose ReplicaSets are rss, at a
+// settled instant.
+func (c *checker) history(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) {
+	s := c.s
+	limit := d.Spec.RevisionHistoryLimit
+	if limit == nil {
+		return
+	}
+	var newRS *appsv1.ReplicaSet
+	for _, rs := range rss { // oldest first: upstream's FindNewReplicaSet
+		if hashing.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+			newRS = rs
+			break
+		}
+	}
+	var old []*appsv1.ReplicaSet
+	oldPods := 0
+	for _, rs := range rss {
+		if rs == newRS {
+			continue
+		}
+		if st := s.st.rsState[objKey(rs.Namespace, rs.Name)]; st != nil {
+			oldPods += len(st.pods)
+		}
+		if rs.DeletionTimestamp == nil {
+			old = append(old, rs)
+		}
+	}
+	paused := d.Spec.Paused && d.Annotations[rollbackAnnotation] == ""
+	complete := s.deploymentComplete(d)
+	if complete && d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && oldPods > 0 {
+		complete = false // the Recreate rollout waits for these pods before cleanup
+	}
+	if !paused && !complete {
+		return
+	}
+	diff := len(old) - int(*limit)
+	if diff <= 0 {
+		return
+	}
+	for _, rs := range revision.ByRevision(old)[:diff] {
+		if rsReplicas(rs) == 0 && rs.Status.Replicas == 0 && rs.Generation <= rs.Status.ObservedGeneration {
+			why := "complete"
+			if paused {
+				why = "paused"
+			}
+			c.fail(InvHistory, "%s: %s with %d old replica sets (revisionHistoryLimit %d) and %s, among the oldest %d, could be deleted (spec and status replicas 0, generation %d, observedGeneration %d)",
+				d.Name, why, len(old), *limit, rs.Name, diff, rs.Generation, rs.Status.ObservedGeneration)
+			return
+		}
+	}
+}
+
+// stuck lists the [WarnStuck] warnings at the end of the run.
+func (s *Sim) stuck() []Violation {
+	var out []Violation
+	for _, key := range sortedKeys(s.st.deployments) {
+		d := s.st.deployments[key]
+		want := replicas(d)
+		if s.wq.isDirty(queueKey{ctrlDeployment, key}) {
+			continue // a sync is queued
+		}
+		var available, size int32
+		inFlight := false
+		for _, rs := range s.st.ownedReplicaSets(d) {
+			st := s.st.rsState[objKey(rs.Namespace, rs.Name)]
+			size += rsReplicas(rs)
+			available += st.available
+			if rsReplicas(rs) != st.active || st.active != st.available || st.terminating > 0 {
+				inFlight = true
+			}
+		}
+		if inFlight || available >= want {
+			continue
+		}
+		detail := fmt.Sprintf("%s: ends with %d of %d pods available and nothing in flight", d.Name, available, want)
+		if d.Spec.Paused && size == 0 {
+			detail += "; paused without a ReplicaSet that has replicas: upstream v1.37's paused-cleanup quirk " +
+				"(a paused Deployment whose template changed while every ReplicaSet was at 0 scales the newest old ReplicaSet up " +
+				"and, with revisionHistoryLimit below the number of old ReplicaSets, deletes it in the same sync; " +
+				"see scenario paused-scale-up-deleted); resuming rolls out the current template"
+		} else if d.Spec.Paused {
+			detail += " (paused)"
+		}
+		out = append(out, Violation{At: s.now, Step: s.checks.step, Invariant: WarnStuck, Detail: detail})
+	}
+	return out
 }
 
 // final checks convergence at the end of the run.

@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/deploymath/deploymath/rollout"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,18 +36,28 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 			*d = 0
 			return nil
 		}
-		return fmt.Errorf("invalid duration %s: want a string such as \"30s\"", b)
+		return &literalError{lit: slices.Clone(b), msg: fmt.Sprintf("invalid duration %s: want a string such as \"30s\"", b)}
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("invalid duration %q: %w", s, err)
+		return &literalError{lit: slices.Clone(b), msg: fmt.Sprintf("invalid duration %q: %v", s, err)}
 	}
 	if v < 0 {
-		return fmt.Errorf("invalid duration %q: must not be negative", s)
+		return &literalError{lit: slices.Clone(b), msg: fmt.Sprintf("invalid duration %q: must not be negative", s)}
 	}
 	*d = Duration(v)
 	return nil
 }
+
+// literalError is an error of a value's own decoder (UnmarshalJSON), which
+// the JSON decoder returns without saying where the value was: lit is the
+// value's JSON text, so that the caller can find its field.
+type literalError struct {
+	lit []byte
+	msg string
+}
+
+func (e *literalError) Error() string { return e.msg }
 
 // MarshalJSON implements json.Marshaler.
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
@@ -70,6 +84,38 @@ type Scenario struct {
 	deployments []*appsv1.Deployment
 	configMaps  []*corev1.ConfigMap
 	secrets     []*corev1.Secret
+	// file is the path LoadScenario read the scenario from ("" when parsed
+	// from bytes); errors found during a run name it with the step's line.
+	file string
+}
+
+// The simulator's limits. Inputs beyond them are refused with an error
+// naming the limit, so that a run's memory and time stay bounded.
+const (
+	// MaxScenarioBytes is the size limit of a scenario file (and of
+	// [ParseScenario]'s input): 2 MiB, hundreds of times the bundled
+	// scenarios. Decoding YAML costs about 50 times the input in memory.
+	MaxScenarioBytes = 2 << 20
+	// MaxReplicas is the largest spec.replicas a simulated Deployment may
+	// have (in objects, apply steps and scale steps), and the largest sum
+	// of the replicas of the Deployments in objects. The simulator models
+	// every pod: a rolling update of 50,000 replicas takes about 10 s on a
+	// shared 2-core machine, and the cost grows faster than the size.
+	MaxReplicas = 50_000
+)
+
+// where names the place of line in the scenario's file: "FILE: line N",
+// "line N" without a file, or the file alone without a line.
+func (sc *Scenario) where(line int) string {
+	switch {
+	case line > 0 && sc.file != "":
+		return fmt.Sprintf("%s: line %d", sc.file, line)
+	case line > 0:
+		return fmt.Sprintf("line %d", line)
+	case sc.file != "":
+		return sc.file
+	}
+	return "scenario " + strconv.Quote(sc.Name)
 }
 
 // Cluster describes the simulated cluster.
@@ -181,6 +227,9 @@ type Step struct {
 	StopWhenConverged bool `json:"stopWhenConverged,omitempty"`
 
 	apply any // *appsv1.Deployment, *corev1.ConfigMap or *corev1.Secret
+	line  int // line of the step in the scenario file, 0 if unknown
+	// imageLine is the line of setImage.container, 0 if unknown
+	imageLine int
 }
 
 // SetImage changes a container's image.
@@ -207,16 +256,26 @@ type KillPods struct {
 	RS    string `json:"rs,omitempty"`
 }
 
-// LoadScenario reads and validates a scenario file.
+// LoadScenario reads and validates a scenario file. Files larger than
+// [MaxScenarioBytes] are refused without being read whole.
 func LoadScenario(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxScenarioBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > MaxScenarioBytes {
+		return nil, fmt.Errorf("%s: %w", path, errTooLarge)
 	}
 	sc, err := ParseScenario(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	sc.file = path
 	if sc.Name == "" {
 		base := path[strings.LastIndex(path, "/")+1:]
 		sc.Name = strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
@@ -226,17 +285,32 @@ func LoadScenario(path string) (*Scenario, error) {
 
 var fieldRE = regexp.MustCompile(`(?:unknown field|field) "([^"]+)"`)
 
-// ParseScenario decodes and validates a scenario. Unknown fields are
-// errors; errors name the field path and, where it can be found, the line.
+var errTooLarge = fmt.Errorf("larger than the limit of %d bytes (%d MiB, sim.MaxScenarioBytes)", MaxScenarioBytes, MaxScenarioBytes>>20)
+
+// ParseScenario decodes and validates a scenario. Unknown fields,
+// duplicate keys, values of the wrong type and Deployments the API server
+// would refuse are errors; errors name the field path and, where it can be
+// found, the line. An empty (or null) document is an error, and so is
+// input larger than [MaxScenarioBytes].
 func ParseScenario(data []byte) (*Scenario, error) {
-	js, err := yaml.YAMLToJSON(data)
+	if len(data) > MaxScenarioBytes {
+		return nil, errTooLarge
+	}
+	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
-		return nil, err // the YAML parser's message carries the line
+		// The YAML parser's message carries the line; duplicate keys come
+		// as "yaml: unmarshal errors:\n  line N: key ... already set in
+		// map", one line per key: keep it on one line.
+		msg := strings.Replace(err.Error(), ":\n  ", ": ", 1)
+		return nil, errors.New(strings.ReplaceAll(msg, "\n  ", "; "))
+	}
+	if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
+		return nil, errors.New("empty scenario: want a mapping with at least objects (the Deployments) and steps")
 	}
 	sc := &Scenario{}
 	strict, err := sjson.UnmarshalStrict(js, sc)
 	if err != nil {
-		return nil, withLine(data, err)
+		return nil, locate(data, js, "", err, &Scenario{})
 	}
 	if len(strict) > 0 {
 		return nil, withLine(data, strict[0])
@@ -257,6 +331,141 @@ func withLine(src []byte, err error) error {
 		return fmt.Errorf("line %d: %w", line, err)
 	}
 	return err
+}
+
+// locate turns a decoding error of js (the JSON form of src; prefix is the
+// field path of js within the scenario) into one naming the field and line:
+// a value of the wrong type, or a value its own decoder refused. probe is a
+// fresh value of the type js was decoded into.
+func locate(src, js []byte, prefix string, err error, probe any) error {
+	var path, msg string
+	var lit *literalError
+	if errors.As(err, &lit) {
+		path, msg = pathOfLiteral(js, lit.lit), lit.msg
+	} else {
+		// The strict decoder's type errors carry no position that can be
+		// read; the standard decoder reports the same first error with its
+		// offset.
+		var ute *json.UnmarshalTypeError
+		if errors.As(json.Unmarshal(js, probe), &ute) {
+			path = pathAt(js, ute.Offset)
+			msg = fmt.Sprintf("cannot use %s as %s", ute.Value, ute.Type)
+		}
+	}
+	if path == "" && msg == "" {
+		if prefix != "" {
+			return fmt.Errorf("%s: %w", prefix, err)
+		}
+		return withLine(src, err)
+	}
+	switch {
+	case prefix != "" && path != "":
+		path = prefix + "." + path
+	case prefix != "":
+		path = prefix
+	}
+	if path == "" {
+		return errors.New(msg)
+	}
+	if line := lineOf(src, path); line > 0 {
+		return fmt.Errorf("line %d: field %q: %s", line, path, msg)
+	}
+	return fmt.Errorf("field %q: %s", path, msg)
+}
+
+// jsonFrame is an open object or array while walking a JSON document.
+type jsonFrame struct {
+	array   bool
+	idx     int    // array: index of the next value
+	key     string // object: key of the current value
+	wantKey bool   // object: the next token is a key
+}
+
+// walkJSON calls visit for every value of js (scalars, and objects and
+// arrays when they open) with its field path ("steps[2].at") and its raw
+// text (for objects and arrays, the opening delimiter), in document order,
+// until visit returns true.
+func walkJSON(js []byte, visit func(path string, raw []byte, end int64) bool) {
+	dec := json.NewDecoder(bytes.NewReader(js))
+	var stack []jsonFrame
+	path := func() string {
+		var b strings.Builder
+		for _, f := range stack {
+			if f.array {
+				fmt.Fprintf(&b, "[%d]", f.idx)
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(f.key)
+		}
+		return b.String()
+	}
+	afterValue := func() {
+		if n := len(stack); n > 0 {
+			if stack[n-1].array {
+				stack[n-1].idx++
+			} else {
+				stack[n-1].wantKey = true
+			}
+		}
+	}
+	for {
+		start := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return
+		}
+		end := dec.InputOffset()
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			afterValue()
+			continue
+		}
+		if n := len(stack); n > 0 && !stack[n-1].array && stack[n-1].wantKey {
+			stack[n-1].key, _ = tok.(string)
+			stack[n-1].wantKey = false
+			continue
+		}
+		raw := bytes.TrimLeft(js[start:end], " \t\r\n,:")
+		if visit(path(), raw, end) {
+			return
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, jsonFrame{array: d == '[', wantKey: d == '{'})
+			continue
+		}
+		afterValue()
+	}
+}
+
+// pathAt returns the field path of the value of js that ends at or after
+// offset off (where the JSON decoder reports a type error), "" if none.
+func pathAt(js []byte, off int64) string {
+	var found string
+	walkJSON(js, func(path string, _ []byte, end int64) bool {
+		if end >= off {
+			found = path
+			return true
+		}
+		return false
+	})
+	return found
+}
+
+// pathOfLiteral returns the field path of the first scalar of js whose
+// text is lit, "" if none.
+func pathOfLiteral(js, lit []byte) string {
+	var found string
+	walkJSON(js, func(path string, raw []byte, _ int64) bool {
+		if bytes.Equal(raw, lit) {
+			found = path
+			return true
+		}
+		return false
+	})
+	return found
 }
 
 var pathSegRE = regexp.MustCompile(`([^.\[\]]+)|\[(\d+)\]`)
@@ -336,7 +545,7 @@ type kindOnly struct {
 func decodeObject(src []byte, raw json.RawMessage, path string) (any, error) {
 	var k kindOnly
 	if err := json.Unmarshal(raw, &k); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, locate(src, raw, path, err, &kindOnly{})
 	}
 	var obj any
 	switch {
@@ -350,10 +559,12 @@ func decodeObject(src []byte, raw json.RawMessage, path string) (any, error) {
 		return nil, withLine(src, fmt.Errorf("field %q: unsupported object apiVersion %q kind %q (want apps/v1 Deployment, v1 ConfigMap or v1 Secret)", path+".kind", k.APIVersion, k.Kind))
 	}
 	strict, err := sjson.UnmarshalStrict(raw, obj)
-	if err == nil && len(strict) > 0 {
-		err = strict[0]
-	}
 	if err != nil {
+		probe := reflect.New(reflect.TypeOf(obj).Elem()).Interface()
+		return nil, locate(src, raw, path, err, probe)
+	}
+	if len(strict) > 0 {
+		err = strict[0]
 		msg := err.Error()
 		if m := fieldRE.FindStringSubmatch(msg); m != nil {
 			full := path + "." + m[1]
@@ -444,6 +655,7 @@ func (sc *Scenario) validate(src []byte) error {
 		}
 	}
 	sc.deployments, sc.configMaps, sc.secrets = nil, nil, nil
+	var total int64 // replicas of the Deployments in objects
 	for i, raw := range sc.Objects {
 		obj, err := decodeObject(src, raw, fmt.Sprintf("objects[%d]", i))
 		if err != nil {
@@ -451,6 +663,13 @@ func (sc *Scenario) validate(src []byte) error {
 		}
 		switch o := obj.(type) {
 		case *appsv1.Deployment:
+			p := fmt.Sprintf("objects[%d]", i)
+			if err := validDeployment(src, o, p); err != nil {
+				return err
+			}
+			if total += int64(replicas(rollout.Default(o))); total > MaxReplicas {
+				return withLine(src, fmt.Errorf("field %q: the Deployments of objects have %d replicas in all, above the simulator's limit of %d (sim.MaxReplicas)", p+".spec.replicas", total, MaxReplicas))
+			}
 			sc.deployments = append(sc.deployments, o)
 		case *corev1.ConfigMap:
 			sc.configMaps = append(sc.configMaps, o)
@@ -458,10 +677,21 @@ func (sc *Scenario) validate(src []byte) error {
 			sc.secrets = append(sc.secrets, o)
 		}
 	}
+	until := sc.Until
+	if until <= 0 {
+		until = Duration(defaultUntil)
+	}
 	var last Duration
 	for i := range sc.Steps {
 		st := &sc.Steps[i]
 		p := fmt.Sprintf("steps[%d]", i)
+		st.line = lineOf(src, p)
+		if st.SetImage != nil {
+			st.imageLine = lineOf(src, p+".setImage.container")
+		}
+		if st.At > until {
+			return withLine(src, fmt.Errorf("field %q: %s is after the time limit (until %s): the step would never run", p+".at", time.Duration(st.At), time.Duration(until)))
+		}
 		if st.At < last {
 			return withLine(src, fmt.Errorf("field %q: steps must be in time order (%s is before %s)", p+".at", time.Duration(st.At), time.Duration(last)))
 		}
@@ -482,10 +712,18 @@ func (sc *Scenario) validate(src []byte) error {
 			if err != nil {
 				return err
 			}
+			if d, ok := obj.(*appsv1.Deployment); ok {
+				if err := validDeployment(src, d, p+".apply"); err != nil {
+					return err
+				}
+			}
 			st.apply = obj
 		}
 		if st.Scale != nil && *st.Scale < 0 {
 			return withLine(src, fmt.Errorf("field %q: must not be negative", p+".scale"))
+		}
+		if st.Scale != nil && *st.Scale > MaxReplicas {
+			return withLine(src, errTooManyReplicas(p+".scale", *st.Scale))
 		}
 		if st.KillPods != nil && st.KillPods.Count <= 0 {
 			return withLine(src, fmt.Errorf("field %q: must be positive", p+".killPods.count"))
@@ -500,6 +738,47 @@ func (sc *Scenario) validate(src []byte) error {
 		}
 	}
 	return nil
+}
+
+// CheckUntil reports the first step scheduled after the time limit until,
+// which would never run, naming its number, time and line.
+func (sc *Scenario) CheckUntil(until time.Duration) error {
+	for i := range sc.Steps {
+		if st := &sc.Steps[i]; time.Duration(st.At) > until {
+			return fmt.Errorf("step %d at %s (%s) would never run: it is after the time limit %s", i+1, time.Duration(st.At), sc.where(st.line), until)
+		}
+	}
+	return nil
+}
+
+// errTooManyReplicas refuses a Deployment size above [MaxReplicas].
+func errTooManyReplicas(field string, n int32) error {
+	return fmt.Errorf("field %q: %d replicas is above the simulator's limit of %d (sim.MaxReplicas)", field, n, MaxReplicas)
+}
+
+// validDeployment checks a Deployment of the scenario (at path) as the API
+// server would, after defaulting, and against [MaxReplicas]; errors name
+// the field and its line.
+func validDeployment(src []byte, d *appsv1.Deployment, path string) error {
+	dd := rollout.Default(d)
+	if n := replicas(dd); n > MaxReplicas {
+		return withLine(src, errTooManyReplicas(path+".spec.replicas", n))
+	}
+	err := rollout.Validate(dd)
+	if err == nil {
+		return nil
+	}
+	// rollout.Validate joins one "spec.field: message" line per problem.
+	var errs []error
+	for _, msg := range strings.Split(err.Error(), "\n") {
+		field, rest, ok := strings.Cut(msg, ": ")
+		if !ok || strings.ContainsAny(field, " \"") {
+			errs = append(errs, fmt.Errorf("%s: deployment %s: %s", path, d.Name, msg))
+			continue
+		}
+		errs = append(errs, withLine(src, fmt.Errorf("field %q: %s", path+"."+field, rest)))
+	}
+	return errors.Join(errs...)
 }
 
 // Marshal renders the scenario as YAML (used to print rapid's shrunk cases).

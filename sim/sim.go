@@ -42,6 +42,10 @@ type Result struct {
 	Summary Summary
 	// Violations are the broken invariants, in order (only with Options.Check).
 	Violations []Violation
+	// Warnings are states at the end of the run that are legal but most
+	// likely not what the scenario's author wants (only with
+	// Options.Check); Invariant holds the warning's name, [WarnStuck].
+	Warnings []Violation
 	// Stats count the work of the engine.
 	Stats Stats
 }
@@ -84,12 +88,13 @@ type Sim struct {
 	stepsLeft         int
 	instant           uint64 // number of the current instant (for wqItem.syncs)
 
-	cur    *Frame // frame being built for the current instant
-	trace  Trace
-	prev   string // rendering of the last frame's state, for change detection
-	met    metrics
-	stats  Stats
-	checks *checker
+	cur       *Frame // frame being built for the current instant
+	trace     Trace
+	maxFrames int    // MaxTraceFrames (tests lower it)
+	prev      string // rendering of the last frame's state, for change detection
+	met       metrics
+	stats     Stats
+	checks    *checker
 	// restart is the restart controller, nil unless the scenario enables it
 	restart *restarter
 	failed  error
@@ -114,15 +119,19 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	if until <= 0 {
 		until = defaultUntil
 	}
+	if err := sc.CheckUntil(until); err != nil {
+		return nil, err
+	}
 	s := &Sim{
-		sc:    sc,
-		opts:  o,
-		rng:   rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		seed:  seed,
-		until: until,
-		wq:    newWorkQueue(),
-		st:    newStore(),
-		colo:  map[string][]int32{},
+		maxFrames: MaxTraceFrames,
+		sc:        sc,
+		opts:      o,
+		rng:       rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		seed:      seed,
+		until:     until,
+		wq:        newWorkQueue(),
+		st:        newStore(),
+		colo:      map[string][]int32{},
 	}
 	for i, n := range sc.Cluster.Nodes {
 		s.nodes = append(s.nodes, &Node{Name: n.Name, Capacity: n.Capacity, slot: int32(i + 1)})
@@ -201,6 +210,7 @@ func (s *Sim) Run() (*Result, error) {
 	if s.checks != nil {
 		s.checks.final()
 		res.Violations = s.checks.violations
+		res.Warnings = s.stuck()
 	}
 	return res, nil
 }
@@ -331,12 +341,23 @@ func (s *Sim) endInstant() bool {
 		s.fillState(f)
 		state := describeState(f)
 		if len(f.Notes) > 0 || len(f.Events) > 0 || state != s.prev {
-			s.trace.Frames = append(s.trace.Frames, *f)
+			s.keepFrame(f)
 			s.prev = state
 		}
 	}
 	s.cur = nil
 	return stop
+}
+
+// keepFrame adds f to the trace; beyond maxFrames it replaces the last
+// frame, which is then counted as dropped.
+func (s *Sim) keepFrame(f *Frame) {
+	if n := len(s.trace.Frames); n >= s.maxFrames {
+		s.trace.Frames[n-1] = *f
+		s.trace.Dropped++
+		return
+	}
+	s.trace.Frames = append(s.trace.Frames, *f)
 }
 
 // converged reports whether every Deployment is complete, no pod is

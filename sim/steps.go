@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -105,11 +107,36 @@ func (s *Sim) runStep(i int) {
 	s.met.step(s)
 	label := fmt.Sprintf("step %d", i+1)
 	if err := s.doStep(st, label); err != nil {
+		var fatal *fatalStepError
+		if errors.As(err, &fatal) {
+			s.failed = fmt.Errorf("%s: %w", s.sc.where(max(fatal.line, st.line)), fatal.err)
+			return
+		}
 		s.note("%s: %v", label, err)
 	}
 	if s.checks != nil {
 		s.checks.stepDone(i, st)
 	}
+}
+
+// fatalStepError is a step that cannot be what the scenario's author
+// meant (kubectl would refuse it): the run stops with the error, which
+// names the step's field, instead of noting it in the trace.
+type fatalStepError struct {
+	err  error
+	line int // of the field at fault, 0: the step's
+}
+
+func (e *fatalStepError) Error() string { return e.err.Error() }
+
+// stepField is the field path of a step's field ("steps[3].setImage").
+func stepField(sc *Scenario, st *Step, field string) string {
+	for i := range sc.Steps {
+		if &sc.Steps[i] == st {
+			return fmt.Sprintf("steps[%d].%s", i, field)
+		}
+	}
+	return field
 }
 
 func (s *Sim) doStep(st *Step, label string) error {
@@ -165,7 +192,12 @@ func (s *Sim) doStep(st *Step, label string) error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("set image: deployment %s has no container %q", d.Name, st.SetImage.Container)
+			var names []string
+			for _, c := range d.Spec.Template.Spec.Containers {
+				names = append(names, strconv.Quote(c.Name))
+			}
+			return &fatalStepError{err: fmt.Errorf("field %q: deployment %s has no container %q (its containers: %s)",
+				stepField(s.sc, st, "setImage.container"), d.Name, st.SetImage.Container, joinComma(names)), line: st.imageLine}
 		}
 		s.note("%s: set image %s %s=%s", label, d.Name, st.SetImage.Container, st.SetImage.Image)
 	case st.Scale != nil:
@@ -442,13 +474,4 @@ func (s *Sim) undo(d *appsv1.Deployment, toRevision int64) (*appsv1.Deployment, 
 		return nil, rb.Message, nil
 	}
 	return rb.Apply(d), fmt.Sprintf("rolled back to revision %d (%s)", rb.Revision, rb.ReplicaSet), nil
-}
-
-// imagesOf lists the images of a template, for notes.
-func imagesOf(t *corev1.PodTemplateSpec) string {
-	var out []string
-	for _, c := range t.Spec.Containers {
-		out = append(out, c.Image)
-	}
-	return joinComma(out)
 }

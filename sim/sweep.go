@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,9 +18,26 @@ type SweepParam struct {
 	Values []intstr.IntOrString
 }
 
-// ParseSweep parses "maxSurge=0,1,25%;maxUnavailable=0,10%".
+// Limits of a sweep, which runs the scenario once per combination of the
+// swept values and per seed.
+const (
+	// MaxSweepSeeds is the largest number of seeds per combination.
+	MaxSweepSeeds = 1000
+	// MaxSweepRuns is the largest number of runs of one sweep
+	// (combinations × seeds).
+	MaxSweepRuns = 10_000
+)
+
+// sweepValueRE is what the API server accepts for maxSurge and
+// maxUnavailable: a non-negative integer or an integer percentage.
+var sweepValueRE = regexp.MustCompile(`^[0-9]+%?$`)
+
+// ParseSweep parses "maxSurge=0,1,25%;maxUnavailable=0,10%". Each
+// parameter may appear once; each value is a non-negative integer or a
+// percentage; the combinations must not exceed [MaxSweepRuns].
 func ParseSweep(spec string) ([]SweepParam, error) {
 	var out []SweepParam
+	combos := 1
 	for i, part := range strings.Split(spec, ";") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -32,13 +51,29 @@ func ParseSweep(spec string) ([]SweepParam, error) {
 		if name != "maxSurge" && name != "maxUnavailable" {
 			return nil, fmt.Errorf("sweep[%d]: unknown parameter %q (want maxSurge or maxUnavailable)", i, name)
 		}
+		for _, prev := range out {
+			if prev.Name == name {
+				return nil, fmt.Errorf("sweep[%d]: parameter %s given twice (list its values once: %s=v1,v2)", i, name, name)
+			}
+		}
 		p := SweepParam{Name: name}
 		for _, v := range strings.Split(vals, ",") {
 			v = strings.TrimSpace(v)
 			if v == "" {
-				return nil, fmt.Errorf("sweep[%d]: empty value", i)
+				return nil, fmt.Errorf("sweep[%d]: %s: empty value", i, name)
 			}
-			p.Values = append(p.Values, intstr.Parse(v))
+			if !sweepValueRE.MatchString(v) || len(v) > 10 {
+				return nil, fmt.Errorf("sweep[%d]: %s: invalid value %q (want a non-negative integer or a percentage such as 25%%)", i, name, v)
+			}
+			iv := intstr.Parse(v)
+			if iv.Type == intstr.String && iv.StrVal == "" {
+				return nil, fmt.Errorf("sweep[%d]: %s: invalid value %q", i, name, v)
+			}
+			p.Values = append(p.Values, iv)
+		}
+		combos *= len(p.Values)
+		if combos > MaxSweepRuns {
+			return nil, fmt.Errorf("sweep: more than %d combinations (sim.MaxSweepRuns)", MaxSweepRuns)
 		}
 		out = append(out, p)
 	}
@@ -64,7 +99,25 @@ type SweepRow struct {
 
 // Sweep runs sc for every combination of the parameters (applied to every
 // Deployment of the scenario, at load and in apply steps) and every seed.
+// Before running anything it refuses more than [MaxSweepSeeds] seeds, more
+// than [MaxSweepRuns] runs, and a combination the API server would refuse
+// for one of the Deployments (such as maxSurge=0 with maxUnavailable=0);
+// the error names the combination. A run that fails is reported in its
+// row.
 func Sweep(sc *Scenario, params []SweepParam, seeds []uint64, o Options) ([]SweepRow, error) {
+	if len(seeds) == 0 {
+		return nil, fmt.Errorf("sweep: no seeds")
+	}
+	if len(seeds) > MaxSweepSeeds {
+		return nil, fmt.Errorf("sweep: %d seeds is above the limit of %d (sim.MaxSweepSeeds)", len(seeds), MaxSweepSeeds)
+	}
+	n := len(seeds)
+	for _, p := range params {
+		n *= len(p.Values)
+		if n > MaxSweepRuns {
+			return nil, fmt.Errorf("sweep: more than %d runs (combinations × seeds; sim.MaxSweepRuns)", MaxSweepRuns)
+		}
+	}
 	combos := [][]intstr.IntOrString{{}}
 	for _, p := range params {
 		var next [][]intstr.IntOrString
@@ -75,14 +128,23 @@ func Sweep(sc *Scenario, params []SweepParam, seeds []uint64, o Options) ([]Swee
 		}
 		combos = next
 	}
-	var rows []SweepRow
-	for _, c := range combos {
-		var names []string
+	variants := make([]*Scenario, len(combos))
+	names := make([]string, len(combos))
+	for j, c := range combos {
+		var parts []string
 		for i, p := range params {
-			names = append(names, p.Name+"="+c[i].String())
+			parts = append(parts, p.Name+"="+c[i].String())
 		}
-		row := SweepRow{Params: strings.Join(names, " "), MinAvailable: -1}
-		variant := sc.withStrategy(params, c)
+		names[j] = strings.Join(parts, " ")
+		variants[j] = sc.withStrategy(params, c)
+		if err := variants[j].validStrategies(); err != nil {
+			return nil, fmt.Errorf("sweep %s: %w", names[j], err)
+		}
+	}
+	var rows []SweepRow
+	for j := range combos {
+		row := SweepRow{Params: names[j], MinAvailable: -1}
+		variant := variants[j]
 		var total, below time.Duration
 		var steps int
 		for _, seed := range seeds {
@@ -150,6 +212,23 @@ func (sc *Scenario) withStrategy(params []SweepParam, vals []intstr.IntOrString)
 		}
 	}
 	return &c
+}
+
+// validStrategies validates the Deployments of a sweep variant (at load
+// and in apply steps) as the API server would.
+func (sc *Scenario) validStrategies() error {
+	ds := slices.Clone(sc.deployments)
+	for i := range sc.Steps {
+		if d, ok := sc.Steps[i].apply.(*appsv1.Deployment); ok {
+			ds = append(ds, d)
+		}
+	}
+	for _, d := range ds {
+		if err := rollout.Validate(d); err != nil {
+			return fmt.Errorf("deployment %s: %w", d.Name, err)
+		}
+	}
+	return nil
 }
 
 // DescribeSweep renders sweep rows as a table.

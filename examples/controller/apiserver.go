@@ -212,6 +212,7 @@ func (s *fakeAPIServer) write(gvr schema.GroupVersionResource, ns, sub string, s
 	}
 	if m.GetUID() != "" && m.GetUID() != sm.GetUID() {
 		return nil, apierrors.NewConflict(gvr.GroupResource(), sm.GetName(),
+			//lint:ignore ST1005 the API server's message, verbatim
 			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", m.GetUID(), sm.GetUID()))
 	}
 	if rv := m.GetResourceVersion(); rv != "" && rv != sm.GetResourceVersion() {
@@ -269,10 +270,12 @@ func (s *fakeAPIServer) delete(a k8stesting.DeleteActionImpl) error {
 	if p := a.DeleteOptions.Preconditions; p != nil {
 		if p.UID != nil && *p.UID != sm.GetUID() {
 			return apierrors.NewConflict(gvr.GroupResource(), name,
+				//lint:ignore ST1005 the API server's message, verbatim
 				fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, sm.GetUID()))
 		}
 		if p.ResourceVersion != nil && *p.ResourceVersion != sm.GetResourceVersion() {
 			return apierrors.NewConflict(gvr.GroupResource(), name,
+				//lint:ignore ST1005 the API server's message, verbatim
 				fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, sm.GetResourceVersion()))
 		}
 	}

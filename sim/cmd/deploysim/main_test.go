@@ -59,3 +59,114 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("missing file: exit %d, want 1", code)
 	}
 }
+
+// TestRunRefusals: command lines that used to run (exit 0), print only
+// the usage, or fail after the run, are refused up front with a message
+// naming the flag or the file.
+func TestRunRefusals(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	empty := write("empty.yaml", "")
+	null := write("null.yaml", "null\n")
+	dup := write("dup.yaml", "name: a\nname: b\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{empty}, 1, empty + ": empty scenario"},
+		{[]string{null}, 1, null + ": empty scenario"},
+		{[]string{dup}, 1, `line 2: key "name" already set`},
+		{[]string{"-seed", "-5", nginx}, 2, `invalid value "-5" for flag -seed: want a non-negative integer`},
+		{[]string{"-until", "-5m", nginx}, 2, "-until -5m0s: must be positive"},
+		{[]string{"-until", "0s", nginx}, 2, "-until 0s: must be positive"},
+		{[]string{"-until", "10s", nginx}, 2, "-until 10s: step 1 at 30s (" + nginx + ": line 38) would never run"},
+		{[]string{"-format", "xml", "-until", "1000h", nginx}, 2, `-format "xml": unknown format`},
+		{[]string{"-sweep", "maxSurge=abc", nginx}, 2, `-sweep: sweep[0]: maxSurge: invalid value "abc"`},
+		{[]string{"-sweep", "maxSurge=1;maxSurge=2", nginx}, 2, "parameter maxSurge given twice"},
+		{[]string{"-sweep", "maxSurge=0;maxUnavailable=0", nginx}, 2, "-sweep: sweep maxSurge=0 maxUnavailable=0: deployment nginx-deployment"},
+		{[]string{"-seeds", "300000000", "-sweep", "maxSurge=1", nginx}, 2, "-seeds 300000000: want 1 to 1000"},
+		{[]string{"-seeds", "0", "-sweep", "maxSurge=1", nginx}, 2, "-seeds 0: want 1 to 1000"},
+		{[]string{nginx, "other.yaml"}, 2, "want one scenario file, got 2"},
+		{[]string{nginx, "-bogus"}, 2, "flag provided but not defined: -bogus"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(c.args, &out, &errb)
+		if code != c.code || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant exit %d and %q", c.args, code, errb.String(), c.code, c.want)
+		}
+		if c.code == 2 && out.Len() > 0 {
+			t.Errorf("%q: refused but printed a run:\n%.200s", c.args, out.String())
+		}
+	}
+}
+
+// TestFlagsAfterFile: flags may follow the scenario file (they used to be
+// taken for more file names, and only the usage was printed).
+func TestFlagsAfterFile(t *testing.T) {
+	var a, b, errb bytes.Buffer
+	if code := run([]string{"-seed", "7", "-format", "json", nginx}, &a, &errb); code != 0 {
+		t.Fatalf("flags first: exit %d: %s", code, errb.String())
+	}
+	if code := run([]string{nginx, "-seed", "7", "-format", "json"}, &b, &errb); code != 0 {
+		t.Fatalf("flags last: exit %d: %s", code, errb.String())
+	}
+	if a.String() != b.String() || !strings.Contains(a.String(), `"seed": 7`) {
+		t.Errorf("flags after the file give a different run:\n%.300s\nvs\n%.300s", a.String(), b.String())
+	}
+}
+
+// TestUsage: the help names the limits and shows no contradictory
+// defaults.
+func TestUsage(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-h"}, &out, &errb); code != 0 {
+		t.Errorf("-h: exit %d, want 0", code)
+	}
+	help := errb.String()
+	if strings.Contains(help, "(default -1)") {
+		t.Errorf("-seed help shows a default of -1:\n%s", help)
+	}
+	for _, want := range []string{"-seed seed\n    \tthe run's seed, a non-negative integer (default: the scenario's)\n", "limits: scenario file 2 MiB, 50000 replicas per Deployment, 1000 seeds per sweep combination, 10000 runs per sweep, 100000 trace frames"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q:\n%s", want, help)
+		}
+	}
+}
+
+// TestSetImageUnknownContainerExits: a setImage of a container the
+// Deployment lacks is an error naming the file, the line and the
+// containers (it used to add a trace comment and exit 0).
+func TestSetImageUnknownContainerExits(t *testing.T) {
+	src, err := os.ReadFile(nginx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "typo.yaml")
+	if err := os.WriteFile(p, bytes.Replace(src, []byte("container: nginx,"), []byte("container: ngnix,"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{p}, &out, &errb)
+	want := p + `: line 39: field "steps[0].setImage.container": deployment nginx-deployment has no container "ngnix" (its containers: "nginx")`
+	if code != 1 || strings.TrimSpace(errb.String()) != want {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errb.String(), want)
+	}
+}
+
+// TestCheckWarnsStuck: -check reports a Deployment left below its
+// replicas with nothing in flight as a warning naming the upstream quirk;
+// the exit status stays 0.
+func TestCheckWarnsStuck(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"-check", "../../../testdata/scenarios/paused-scale-up-deleted.yaml"}, &out, &errb)
+	if code != 0 || !strings.Contains(errb.String(), "warning: stuck-below-replicas after step 5 at t=5m0s: web: ends with 0 of 3 pods available and nothing in flight; paused without a ReplicaSet that has replicas: upstream v1.37's paused-cleanup quirk") {
+		t.Errorf("exit %d, stderr:\n%s", code, errb.String())
+	}
+}

@@ -1,0 +1,212 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// oneDeployment is a scenario with one Deployment of 3 replicas and two
+// containers; the steps that tests append start on line 17.
+const oneDeployment = `name: t
+until: 10m
+objects:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec:
+    replicas: 3
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers:
+        - {name: app, image: "app:v1"}
+        - {name: proxy, image: "proxy:v1"}
+steps:
+`
+
+// TestParseScenarioRefusals: input the loader used to accept silently, or
+// refused without saying where, is refused with the line and the field.
+func TestParseScenarioRefusals(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"empty", "", "empty scenario"},
+		{"only comments", "# nothing\n\n", "empty scenario"},
+		{"null", "null\n", "empty scenario"},
+		{"duplicate key", "name: a\nseed: 1\nname: b\n", `line 3: key "name" already set`},
+		{"duplicate keys, one line", "name: a\nname: b\nseed: 1\nseed: 2\n", `yaml: unmarshal errors: line 2: key "name" already set in map; line 4: key "seed" already set in map`},
+		{"duplicate nested key", oneDeployment + "- at: 1s\n  scale: 2\n  scale: 3\n", `line 19: key "scale" already set`},
+		{"wrong type, top level", "name: x\nseed: many\n", `line 2: field "seed": cannot use string as uint64`},
+		{"wrong type, step", oneDeployment + "- at: 1s\n  scale: 2\n- at: 2s\n  scale: lots\n", `line 20: field "steps[1].scale": cannot use string as int32`},
+		{"wrong type, manifest", strings.Replace(oneDeployment, "replicas: 3", "replicas: [3]", 1), `line 8: field "objects[0].spec.replicas": cannot use array as int32`},
+		{"wrong type, apply", oneDeployment + "- at: 1s\n  apply:\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: web}\n    spec:\n      replicas: x\n", `line 23: field "steps[0].apply.spec.replicas": cannot use string as int32`},
+		{"bad duration with line", oneDeployment + "- at: 1s\n  pause: true\n- at: soon\n  resume: true\n", `line 19: field "steps[1].at": invalid duration "soon"`},
+		{"validation with line", strings.Replace(oneDeployment, "replicas: 3", "replicas: 3\n    revisionHistoryLimit: -1", 1), `line 9: field "objects[0].spec.revisionHistoryLimit": invalid value -1`},
+		{"validation of an apply step", oneDeployment + "- at: 1s\n  apply:\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: web}\n    spec:\n      replicas: 2\n", `field "steps[0].apply.spec.selector": required value`},
+		{"too many replicas", strings.Replace(oneDeployment, "replicas: 3", "replicas: 500001", 1), `line 8: field "objects[0].spec.replicas": 500001 replicas is above the simulator's limit of 50000 (sim.MaxReplicas)`},
+		{"too many replicas in all", twoDeployments(30000), `line 16: field "objects[1].spec.replicas": the Deployments of objects have 60000 replicas in all, above the simulator's limit of 50000 (sim.MaxReplicas)`},
+		{"scale above the limit", oneDeployment + "- at: 1s\n  scale: 60000\n", `line 18: field "steps[0].scale": 60000 replicas is above`},
+		{"step after until", oneDeployment + "- at: 1s\n  pause: true\n- at: 11m\n  resume: true\n", `line 19: field "steps[1].at": 11m0s is after the time limit (until 10m0s): the step would never run`},
+		{"step after the default until", "name: x\nsteps:\n- at: 31m\n  pause: true\n", `line 3: field "steps[0].at": 31m0s is after the time limit (until 30m0s)`},
+		{"too large", "name: x\ndescription: " + strings.Repeat("x", MaxScenarioBytes) + "\n", "larger than the limit of 2097152 bytes (2 MiB, sim.MaxScenarioBytes)"},
+	}
+	for _, c := range cases {
+		_, err := ParseScenario([]byte(c.src))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
+		}
+	}
+}
+
+// twoDeployments is a scenario with two Deployments of n replicas each.
+func twoDeployments(n int) string {
+	var b strings.Builder
+	b.WriteString("name: t\nobjects:\n")
+	for _, name := range []string{"web", "api"} {
+		fmt.Fprintf(&b, `- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: %s}
+  spec:
+    replicas: %d
+    selector: {matchLabels: {app: %s}}
+    template:
+      metadata: {labels: {app: %s}}
+      spec: {containers: [{name: app, image: "app:v1"}]}
+`, name, n, name, name)
+	}
+	return b.String()
+}
+
+// TestLoadScenarioLimit: a file larger than MaxScenarioBytes is refused
+// after reading MaxScenarioBytes+1 bytes, naming the file and the limit;
+// so is a device that never ends.
+func TestLoadScenarioLimit(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(big, []byte("name: x\ndescription: "+strings.Repeat("x", MaxScenarioBytes)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{big}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		paths = append(paths, "/dev/zero")
+	}
+	for _, p := range paths {
+		_, err := LoadScenario(p)
+		if err == nil || !strings.HasPrefix(err.Error(), p+": ") || !strings.Contains(err.Error(), "sim.MaxScenarioBytes") {
+			t.Errorf("LoadScenario(%s) = %v, want an error naming the file and the limit", p, err)
+		}
+	}
+}
+
+// TestSetImageUnknownContainer: kubectl set image refuses a container the
+// Deployment does not have; the run stops with the file, the line, the
+// field and the containers that exist (it used to add a note and go on).
+func TestSetImageUnknownContainer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	src := oneDeployment + "- at: 1s\n  setImage: {container: ap, image: \"app:v2\"}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := LoadScenario(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(sc, Options{})
+	want := path + `: line 18: field "steps[0].setImage.container": deployment web has no container "ap" (its containers: "app", "proxy")`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error\n %v\nwant\n %s", err, want)
+	}
+}
+
+// TestUntilBeforeSteps: an Options.Until before a step is refused, naming
+// the step and its line.
+func TestUntilBeforeSteps(t *testing.T) {
+	sc, err := ParseScenario([]byte(oneDeployment + "- at: 1s\n  pause: true\n- at: 2m\n  resume: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(sc, Options{Until: time.Minute})
+	want := "step 2 at 2m0s (line 19) would never run: it is after the time limit 1m0s"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+}
+
+// TestTraceCap: beyond its frame limit a trace keeps its first frames and
+// its last one, counts the others and says so in the text.
+func TestTraceCap(t *testing.T) {
+	sc, err := LoadScenario(scenarioDir + "/nginx-rolling-update.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := Run(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.maxFrames = 4
+	capped, err := s.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(full.Trace.Frames)
+	if n <= 4 {
+		t.Fatalf("the scenario has %d frames; the test needs more than 4", n)
+	}
+	got := capped.Trace
+	if len(got.Frames) != 4 || got.Dropped != n-4 {
+		t.Fatalf("capped trace: %d frames, %d dropped; want 4 and %d", len(got.Frames), got.Dropped, n-4)
+	}
+	if got.Frames[2].At != full.Trace.Frames[2].At || got.Frames[3].At != full.Trace.Frames[n-1].At {
+		t.Errorf("capped trace keeps frames at %s..%s, %s; want the first ones and the last", offset(got.Frames[0].At), offset(got.Frames[2].At), offset(got.Frames[3].At))
+	}
+	if capped.Summary != full.Summary {
+		t.Errorf("summary differs: %+v vs %+v", capped.Summary, full.Summary)
+	}
+	if txt := capped.Text(); !strings.Contains(txt, "frames not kept: a trace keeps at most 100000 (sim.MaxTraceFrames)") {
+		t.Errorf("text lacks the truncation line:\n%s", txt)
+	}
+}
+
+// TestSweepRefusals: sweeps that used to run and print error rows (or
+// run for ever) are refused before anything runs.
+func TestSweepRefusals(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{"maxSurge=abc", `sweep[0]: maxSurge: invalid value "abc"`},
+		{"maxSurge=-1", `invalid value "-1"`},
+		{"maxSurge=1.5", `invalid value "1.5"`},
+		{"maxSurge=1;maxUnavailable=0;maxSurge=2", "sweep[2]: parameter maxSurge given twice"},
+		{"maxSurge=1,", "sweep[0]: maxSurge: empty value"},
+		{"", "sweep: no parameters"},
+		{"maxSurge=" + strings.Repeat("1,", 200) + "1;maxUnavailable=" + strings.Repeat("1,", 60) + "1", "more than 10000 combinations"},
+	} {
+		if _, err := ParseSweep(c.spec); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseSweep(%.40q) = %v, want %q", c.spec, err, c.want)
+		}
+	}
+	sc, err := LoadScenario(scenarioDir + "/nginx-rolling-update.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := []SweepParam{{Name: "maxSurge", Values: []intstr.IntOrString{intstr.FromInt32(0), intstr.FromInt32(1)}}, {Name: "maxUnavailable", Values: []intstr.IntOrString{intstr.FromInt32(0)}}}
+	if _, err := Sweep(sc, zero, []uint64{1}, Options{}); err == nil || !strings.Contains(err.Error(), "sweep maxSurge=0 maxUnavailable=0: deployment nginx-deployment: spec.strategy.rollingUpdate.maxUnavailable") {
+		t.Errorf("invalid combination: %v", err)
+	}
+	eleven := []SweepParam{{Name: "maxSurge"}}
+	for i := range int32(11) {
+		eleven[0].Values = append(eleven[0].Values, intstr.FromInt32(i+1))
+	}
+	if _, err := Sweep(sc, eleven, make([]uint64, MaxSweepSeeds+1), Options{}); err == nil || !strings.Contains(err.Error(), "sim.MaxSweepSeeds") {
+		t.Errorf("too many seeds: %v", err)
+	}
+	if _, err := Sweep(sc, eleven, make([]uint64, MaxSweepSeeds), Options{}); err == nil || !strings.Contains(err.Error(), "sim.MaxSweepRuns") {
+		t.Errorf("too many runs: %v", err)
+	}
+}
