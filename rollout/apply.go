@@ -140,6 +140,7 @@ func (s *Snapshot) updateRS(want *appsv1.ReplicaSet) error {
 
 func checkVersion(sent, stored, resource, name string) error {
 	if sent != "" && sent != stored {
+		//lint:ignore ST1005 the API server's message, verbatim
 		return fmt.Errorf("Operation cannot be fulfilled on %s %q: the object has been modified; please apply your changes to the latest version and try again", resource, name)
 	}
 	return nil
@@ -204,7 +205,9 @@ func validateStatusUpdate(name string, s, old *appsv1.DeploymentStatus) error {
 	case 0:
 		return nil
 	case 1:
+		//lint:ignore ST1005 the API server's message, verbatim
 		return fmt.Errorf("Deployment.apps %q is invalid: %s", name, errs[0])
 	}
+	//lint:ignore ST1005 the API server's message, verbatim
 	return fmt.Errorf("Deployment.apps %q is invalid: [%s]", name, strings.Join(errs, ", "))
 }

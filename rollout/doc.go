@@ -80,6 +80,12 @@
 //     ReplicaSet still reports, so after a mid-rollout scale-down
 //     availability can dip below minAvailable;
 //   - the write conflicts described above, which cost a requeue;
+//   - a paused Deployment whose template changed while every ReplicaSet
+//     was at 0 gets its newest old ReplicaSet scaled up to spec.replicas
+//     and, when revisionHistoryLimit is below the number of old
+//     ReplicaSets, deleted in the same sync (cleanup works on the
+//     ReplicaSets read before the scale), so it is left with no ReplicaSet
+//     and no pod until it is resumed;
 //   - the status counts are sums in int32: ReplicaSets whose sizes add up
 //     beyond 2³¹−1 give a negative status, which the API server refuses, so
 //     every sync of such a Deployment ends with that error (the plan stops

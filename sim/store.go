@@ -105,12 +105,6 @@ func addKey(keys []string, k string) []string {
 	return slices.Insert(keys, i, k)
 }
 
-func removeKey(keys []string, k string) []string {
-	if i, found := slices.BinarySearch(keys, k); found {
-		return slices.Delete(keys, i, i+1)
-	}
-	return keys
-}
 
 func newStore() *store {
 	return &store{

@@ -36,7 +36,7 @@ type step struct {
 // upstreamStep runs one real sync on srv.
 func upstreamStep(u *upstream, srv *server) step {
 	srv.log = nil
-	err, events, q := u.syncOnce(srv, ns, name)
+	events, q, err := u.syncOnce(srv, ns, name)
 	var st step
 	for _, w := range srv.log {
 		if w.Outcome == "ok" {

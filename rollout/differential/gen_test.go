@@ -1,6 +1,7 @@
 package differential
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -367,14 +368,14 @@ func annotationValue(kind string, replicas int32, t *rapid.T, label string) stri
 // not store: the test must only ask about states a cluster can be in.
 func mustValid(d *appsv1.Deployment) {
 	in := toInternal(d).(*apps.Deployment)
-	if errs := deployment.Strategy.Validate(nil, in); len(errs) > 0 {
+	if errs := deployment.Strategy.Validate(context.Background(), in); len(errs) > 0 {
 		panic(fmt.Sprintf("generated an invalid deployment: %v", errs))
 	}
 }
 
 func mustValidRS(rs *appsv1.ReplicaSet) {
 	in := toInternal(rs).(*apps.ReplicaSet)
-	if errs := replicaset.Strategy.Validate(nil, in); len(errs) > 0 {
+	if errs := replicaset.Strategy.Validate(context.Background(), in); len(errs) > 0 {
 		panic(fmt.Sprintf("generated an invalid replica set: %v", errs))
 	}
 }

@@ -19,9 +19,7 @@ func planOnce(srv *server, ns, name string, now time.Time) (*rollout.Result, err
 			s.Deployment = d
 		}
 	}
-	for _, rs := range srv.replicaSets() {
-		s.ReplicaSets = append(s.ReplicaSets, rs)
-	}
+	s.ReplicaSets = append(s.ReplicaSets, srv.replicaSets()...)
 	s.Pods = srv.pods()
 	return rollout.Plan(s)
 }

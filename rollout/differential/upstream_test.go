@@ -76,7 +76,7 @@ func private(dc *deployment.DeploymentController, name string) reflect.Value {
 // syncOnce loads the server's objects into the controller's caches and
 // runs one syncDeployment of ns/name. It returns the sync's error, events
 // and requeue.
-func (u *upstream) syncOnce(srv *server, ns, name string) (error, []string, requeue) {
+func (u *upstream) syncOnce(srv *server, ns, name string) ([]string, requeue, error) {
 	u.srv = srv
 	replace := func(inf cache.SharedIndexInformer, objs []any) {
 		if err := inf.GetIndexer().Replace(objs, ""); err != nil {
@@ -100,7 +100,7 @@ func (u *upstream) syncOnce(srv *server, ns, name string) (error, []string, requ
 	u.queue.reset()
 	u.client.ClearActions() // the fake clientset keeps every action otherwise
 	err := u.sync(context.Background(), ns+"/"+name)
-	return err, u.events.list, u.queue.got
+	return u.events.list, u.queue.got, err
 }
 
 // recorder keeps events as "Type Reason Message", like record.FakeRecorder
