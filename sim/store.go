@@ -105,7 +105,6 @@ func addKey(keys []string, k string) []string {
 	return slices.Insert(keys, i, k)
 }
 
-
 func newStore() *store {
 	return &store{
 		deployments: map[string]*appsv1.Deployment{},
