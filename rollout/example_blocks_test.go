@@ -144,3 +144,24 @@ func ExampleRequeueAfter() {
 	fmt.Println(rollout.RequeueAfter(p, false, cond, t0, t0.Add(3*time.Minute)).After)
 	// Output: 7m1s
 }
+
+// One RollingUpdate step composed from the blocks, as README.md shows it.
+func Example_buildingBlocks() {
+	surge, unavailable := intstr.FromInt32(3), intstr.FromInt32(2)
+	p := rollout.Params{Replicas: 10, Strategy: appsv1.RollingUpdateDeploymentStrategyType,
+		MaxSurge: &surge, MaxUnavailable: &unavailable}
+	old := rollout.ReplicaSet{Name: "web-1", Replicas: 10, AvailableReplicas: 10}
+	newRS := rollout.ReplicaSet{Name: "web-2", Replicas: 2}
+	all := []rollout.ReplicaSet{old, newRS}
+
+	grow, _ := rollout.NewRSNewReplicas(p, all, newRS)
+	budget, _ := rollout.MaxScaledDown(p, all, newRS)
+	down, _ := rollout.ScaleDownOld(p, all, []rollout.ReplicaSet{old})
+	fmt.Println(grow.Size, grow)
+	fmt.Println(budget)
+	fmt.Println(down)
+	// Output:
+	// 3 total 12 < replicas 10 + maxSurge 3, room for 1, capped by 8 still missing
+	// maxScaledDown 2 = all pods 12 - minAvailable 8 - unavailable new pods 2
+	// web-1 10->8 (2 of 2)
+}
