@@ -141,7 +141,8 @@ func events(r *record.FakeRecorder) []string {
 	}
 }
 
-// refuse makes every verb request on resource fail with err.
+// refuse makes the verb requests on resource for the object called name
+// fail with err.
 func refuse(cs *fake.Clientset, verb, resource, name string, err error) {
 	cs.PrependReactor(verb, resource, func(a clienttesting.Action) (bool, runtime.Object, error) {
 		var got string
