@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -26,6 +24,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/rollout/clientgo"
 )
 
 // maxRetries is how often a Deployment is retried after failed syncs before
@@ -36,12 +35,12 @@ const maxRetries = 15
 // informers for Deployments, ReplicaSets and Pods feed a rate-limited work
 // queue of namespace/name keys; workers sync one Deployment at a time. A
 // sync reads the informer caches, asks rollout.Plan what upstream's
-// controller would do, and performs the plan's writes with the typed client.
+// controller would do, and performs the plan with rollout.Execute and the
+// client-go writer of the rollout/clientgo module.
 // All decisions are deploymath's; this file is only I/O.
 type Controller struct {
-	client   kubernetes.Interface
-	recorder record.EventRecorder
-	clock    clock.PassiveClock
+	writer rollout.Writer
+	clock  clock.PassiveClock
 
 	dLister   appslisters.DeploymentLister
 	rsLister  appslisters.ReplicaSetLister
@@ -60,8 +59,7 @@ func NewController(client kubernetes.Interface, dInformer appsinformers.Deployme
 	rsInformer appsinformers.ReplicaSetInformer, podInformer coreinformers.PodInformer,
 	recorder record.EventRecorder, clk clock.PassiveClock) (*Controller, error) {
 	c := &Controller{
-		client:    client,
-		recorder:  recorder,
+		writer:    clientgo.NewWriter(client, recorder),
 		clock:     clk,
 		dLister:   dInformer.Lister(),
 		rsLister:  rsInformer.Lister(),
@@ -153,11 +151,6 @@ func (c *Controller) handleResult(ctx context.Context, key string, res *rollout.
 	}
 }
 
-// errStopped is returned when a plan ends early because upstream's sync
-// would fail there (see rollout.Result.Stop); the key is retried with rate
-// limiting, as upstream's is.
-var errStopped = errors.New("sync stopped")
-
 // sync is one sync of the Deployment key: snapshot from the caches, plan,
 // writes, events. It returns the plan (nil when the Deployment is gone or
 // invalid) and the first error, after which nothing else was written.
@@ -197,98 +190,11 @@ func (c *Controller) sync(ctx context.Context, key string) (*rollout.Result, err
 	if logger.V(4).Enabled() {
 		logger.V(4).Info("Planned sync", "deployment", key, "plan", res.Explain())
 	}
-	applied := 0
-	var failed rollout.Action
-	for _, a := range res.Actions {
-		if err = c.apply(ctx, a); err != nil {
-			failed = a
-			break
-		}
-		applied++
-	}
-	// An event is recorded only if the writes upstream makes before it
-	// succeeded.
-	c.record(d, res.Events, applied)
-	if err != nil {
-		err = fmt.Errorf("action %d of %d (%s): %w", applied+1, len(res.Actions), failed.Explain(), err)
-		if create, ok := failed.(rollout.CreateReplicaSet); ok {
-			c.createFailed(ctx, snap, create, err)
-		}
-		return res, err
-	}
-	if res.Stop != "" {
-		return res, fmt.Errorf("%w: %s", errStopped, res.Stop)
-	}
-	return res, nil
-}
-
-func (c *Controller) record(d *appsv1.Deployment, events []rollout.Event, applied int) {
-	for _, e := range events {
-		if e.After <= applied {
-			c.recorder.Event(d, e.Type, e.Reason, e.Message)
-		}
-	}
-}
-
-// createFailed finishes a sync whose new ReplicaSet the server refused as
-// upstream does: Progressing=False ReplicaSetCreateError and a warning
-// (rollout.CreateFailed). An AlreadyExists is only retried (the next plan
-// sees the ReplicaSet); a terminating namespace is ignored.
-func (c *Controller) createFailed(ctx context.Context, snap rollout.Snapshot, a rollout.CreateReplicaSet, cause error) {
-	if apierrors.IsAlreadyExists(cause) || apierrors.HasStatusCause(cause, corev1.NamespaceTerminatingCause) {
-		return
-	}
-	res, err := rollout.CreateFailed(snap, a.ReplicaSet.Name, errors.Unwrap(cause))
-	if err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "Cannot plan the create failure")
-		return
-	}
-	applied := 0
-	for _, w := range res.Actions {
-		if c.apply(ctx, w) != nil {
-			break // upstream ignores the error of this status write
-		}
-		applied++
-	}
-	c.record(snap.Deployment, res.Events, applied)
-}
-
-// apply performs one action of a plan with the typed client.
-func (c *Controller) apply(ctx context.Context, a rollout.Action) error {
-	switch a := a.(type) {
-	case rollout.CreateReplicaSet:
-		_, err := c.client.AppsV1().ReplicaSets(a.ReplicaSet.Namespace).Create(ctx, a.ReplicaSet, metav1.CreateOptions{})
-		return err
-	case rollout.UpdateReplicaSet:
-		_, err := c.client.AppsV1().ReplicaSets(a.ReplicaSet.Namespace).Update(ctx, a.ReplicaSet, metav1.UpdateOptions{})
-		return err
-	case rollout.ScaleReplicaSet:
-		_, err := c.client.AppsV1().ReplicaSets(a.ReplicaSet.Namespace).Update(ctx, a.ReplicaSet, metav1.UpdateOptions{})
-		return err
-	case rollout.AdoptReplicaSet:
-		_, err := c.client.AppsV1().ReplicaSets(a.ReplicaSet.Namespace).Patch(ctx, a.ReplicaSet.Name, types.StrategicMergePatchType, a.Patch, metav1.PatchOptions{})
-		return err
-	case rollout.ReleaseReplicaSet:
-		_, err := c.client.AppsV1().ReplicaSets(a.ReplicaSet.Namespace).Patch(ctx, a.ReplicaSet.Name, types.StrategicMergePatchType, a.Patch, metav1.PatchOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil // gone already: nothing to release (as upstream)
-		}
-		return err
-	case rollout.DeleteReplicaSet:
-		uid := a.UID
-		err := c.client.AppsV1().ReplicaSets(a.Namespace).Delete(ctx, a.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return err
-	case rollout.UpdateDeployment:
-		_, err := c.client.AppsV1().Deployments(a.Deployment.Namespace).Update(ctx, a.Deployment, metav1.UpdateOptions{})
-		return err
-	case rollout.UpdateDeploymentStatus:
-		_, err := c.client.AppsV1().Deployments(a.Deployment.Namespace).UpdateStatus(ctx, a.Deployment, metav1.UpdateOptions{})
-		return err
-	}
-	return fmt.Errorf("unknown action %T", a)
+	// The writes in order, each event once the writes before it succeeded;
+	// a refused create finishes as upstream's does (ReplicaSetCreateError).
+	// An error, or rollout.ErrStopped for a plan that ends early, is retried
+	// with rate limiting.
+	return res, rollout.Execute(ctx, c.writer, snap, res)
 }
 
 // ---- event handlers: which Deployment to sync when something changes ----

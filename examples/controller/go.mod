@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/deploymath/deploymath v0.0.0
+	github.com/deploymath/deploymath/rollout/clientgo v0.0.0
 	github.com/google/go-cmp v0.7.0
 	k8s.io/klog/v2 v2.140.0
 )
@@ -59,3 +60,5 @@ require (
 )
 
 replace github.com/deploymath/deploymath => ../..
+
+replace github.com/deploymath/deploymath/rollout/clientgo => ../../rollout/clientgo
