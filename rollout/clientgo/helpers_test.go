@@ -147,9 +147,7 @@ func refuse(cs *fake.Clientset, verb, resource, name string, err error) {
 	cs.PrependReactor(verb, resource, func(a clienttesting.Action) (bool, runtime.Object, error) {
 		var got string
 		switch a := a.(type) {
-		case clienttesting.CreateAction:
-			got = a.GetObject().(metav1.Object).GetName()
-		case clienttesting.UpdateAction:
+		case clienttesting.CreateAction: // also every UpdateAction (same methods)
 			got = a.GetObject().(metav1.Object).GetName()
 		case clienttesting.PatchAction:
 			got = a.GetName()

@@ -56,11 +56,11 @@ func upstreamStep(u *upstream, srv *server) step {
 // reported in the step's writes.
 func planStep(srv *server, now time.Time, claimOrder []string) (step, error) {
 	srv.log = nil
-	res, err := planOnce(srv, ns, name, now)
+	snap, res, err := planOnce(srv, ns, name, now)
 	if err != nil {
 		return step{}, err
 	}
-	ok, events := applyPlan(srv, res, claimOrder)
+	ok, events := applyPlan(srv, snap, res, claimOrder)
 	st := step{Writes: srv.log, Events: events, Failed: res.Stop != "", RateLimited: res.Requeue.RateLimited, After: res.Requeue.After, Explain: res.Explain()}
 	if !ok {
 		st.Failed = true

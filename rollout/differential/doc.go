@@ -43,7 +43,9 @@
 // validation, with resourceVersion and UID preconditions and unconditional
 // updates as the generic registry handles them. The real controller writes
 // to it through a fake clientset; the plan is applied to an identical server
-// with the client calls a controller built on Plan makes. The controller is
+// the way a controller built on deploymath applies it: [rollout.Execute]
+// with the client-go writer of the module rollout/clientgo (so the test
+// covers both). The controller is
 // driven one sync at a time: its informer caches are loaded from the
 // server, then syncDeployment runs through the controller's syncHandler
 // field (the injection point upstream's own tests use; reached with

@@ -23,6 +23,7 @@ require (
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
+	github.com/deploymath/deploymath/rollout/clientgo v0.0.0
 	github.com/distribution/reference v0.6.0 // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/felixge/httpsnoop v1.0.4 // indirect
@@ -172,3 +173,5 @@ replace k8s.io/pod-security-admission => k8s.io/pod-security-admission v0.37.2
 replace k8s.io/sample-apiserver => k8s.io/sample-apiserver v0.37.2
 
 replace k8s.io/streaming => k8s.io/streaming v0.37.2
+
+replace github.com/deploymath/deploymath/rollout/clientgo => ../clientgo
