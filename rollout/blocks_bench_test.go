@@ -50,7 +50,7 @@ func BenchmarkBlocks(b *testing.B) {
 			o := rollout.ProportionOptions{Shares: make([]rollout.Share, 0, n)}
 			for b.Loop() {
 				props, _ := rollout.Proportions(up, p.Replicas, rss, o)
-				sinkInt = props.Added
+				sinkInt = int32(props.Added)
 			}
 		})
 		b.Run(fmt.Sprintf("ScaleDownOld/rs=%d", n), func(b *testing.B) {

@@ -94,7 +94,7 @@ func TestFractionUpstreamCases(t *testing.T) {
 			if props.ToAdd == 0 {
 				t.Fatalf("nothing to add: the case does not reach the fraction")
 			}
-			if got := props.Shares[0].Fraction; got != tc.wantFraction {
+			if got := props.Shares[0].Fraction; got != int64(tc.wantFraction) {
 				t.Errorf("fraction = %d, want %d (%s)", got, tc.wantFraction, props.Shares[0])
 			}
 		})
@@ -385,7 +385,7 @@ func TestBlocksProperties(t *testing.T) {
 					t.Fatalf("negative size: %s", props)
 				}
 			}
-			if first := props.Shares[0]; first.To > 0 && to-from != props.ToAdd {
+			if first := props.Shares[0]; first.To > 0 && int64(to-from) != props.ToAdd {
 				t.Fatalf("spread %d, want %d: %s", to-from, props.ToAdd, props)
 			}
 		}

@@ -3,6 +3,7 @@ package rollout
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -164,6 +165,11 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 		before := int32(0)
 		if d.Status.CollisionCount != nil {
 			before = *d.Status.CollisionCount
+		}
+		if before == math.MaxInt32 {
+			// Upstream's increment wraps to a negative count, which the API
+			// server refuses; the sync ends with the collision either way.
+			return nil, fmt.Errorf("replicasets.apps %q already exists, and status.collisionCount is at its maximum %d: the API server refuses another increment, so no new pod-template-hash can be tried", rs.Name, before)
 		}
 		after := before + 1
 		p.mut().Status.CollisionCount = &after

@@ -30,6 +30,9 @@ func PlanWith(s Snapshot, o Options) (*Result, error) {
 			return nil, fmt.Errorf("replicaSets[%d]: must not be nil", i)
 		}
 	}
+	if s.Now.IsZero() {
+		return nil, errors.New("now: must be set: the instant of the sync (Plan reads no clock)")
+	}
 	// The planner (with its world) lives on this stack; only the Result
 	// and the objects written are allocated.
 	p := &planner{d: s.Deployment}

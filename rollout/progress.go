@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -134,5 +135,6 @@ func RequeueAfter(p Params, complete bool, progressing *appsv1.DeploymentConditi
 	if after < time.Second {
 		return Requeue{RateLimited: true}
 	}
-	return Requeue{After: after + time.Second}
+	// Sub saturates for instants centuries apart; so does the second added.
+	return Requeue{After: min(after, math.MaxInt64-time.Second) + time.Second}
 }

@@ -18,7 +18,9 @@ type Proportional struct {
 	// Allowed is Replicas + maxSurge (0 when Replicas is 0); Current the
 	// active ReplicaSets' sizes together; ToAdd = Allowed − Current, spread
 	// proportionally; Added what the shares add before the leftover.
-	Allowed, Current, ToAdd, Added int32
+	// In int64 so that with ProportionOptions.Wide they are exact; with
+	// upstream's arithmetic they are its wrapped int32 values.
+	Allowed, Current, ToAdd, Added int64
 	// DesiredReplicas and MaxReplicas are the values of the desired- and
 	// max-replicas annotations every active ReplicaSet gets: Replicas and
 	// Replicas + maxSurge.
@@ -36,11 +38,12 @@ type Share struct {
 	// max-replicas it was scaled against and BaseFrom where Base comes from
 	// ("annotation", "status" for the Deployment's status.replicas,
 	// "zero" when Replicas is 0, "none" when neither is usable).
-	Fraction, Base int32
-	BaseFrom       string
+	Fraction int64
+	Base     int32
+	BaseFrom string
 	// Leftover is the rounding remainder this ReplicaSet (the first)
 	// takes.
-	Leftover int32
+	Leftover int64
 }
 
 // String explains one ReplicaSet's share.
@@ -117,23 +120,21 @@ func Proportions(p Params, statusReplicas int32, active []ReplicaSet, o Proporti
 }
 
 func proportions(p Params, statusReplicas int32, active []ReplicaSet, wide bool, buf []Share) (Proportional, bool) {
+	a := arith{wide: wide}
 	surge, _ := p.Limits()
 	var out Proportional
-	var overflow, o bool
 	out.DesiredReplicas = p.Replicas
-	out.MaxReplicas, o = add32(p.Replicas, surge)
-	overflow = overflow || o
-	var cur sum32
+	maxReplicas := a.fit(int64(p.Replicas) + int64(surge))
+	out.MaxReplicas = int32(maxReplicas) // the annotation: upstream's int32
+	var cur int64
 	for i := range active {
-		cur.add(active[i].Replicas)
+		cur = a.fit(cur + int64(active[i].Replicas))
 	}
-	out.Current = cur.v
-	overflow = overflow || cur.overflow
+	out.Current = cur
 	if p.Replicas > 0 {
-		out.Allowed = out.MaxReplicas
+		out.Allowed = maxReplicas
 	}
-	out.ToAdd, o = sub32(out.Allowed, out.Current)
-	overflow = overflow || o
+	out.ToAdd = a.fit(out.Allowed - out.Current)
 
 	shares := buf[:0]
 	if cap(shares) < len(active) {
@@ -144,50 +145,100 @@ func proportions(p Params, statusReplicas int32, active []ReplicaSet, wide bool,
 	}
 	switch {
 	case out.ToAdd > 0: // larger first; among equals the newer first
-		slices.SortFunc(shares, func(a, b Share) int {
-			if x, y := active[a.Index].Replicas, active[b.Index].Replicas; x != y {
-				return cmpInt32(y, x)
+		slices.SortFunc(shares, func(x, y Share) int {
+			if m, n := active[x.Index].Replicas, active[y.Index].Replicas; m != n {
+				return cmpInt32(n, m)
 			}
-			return compareCreated(&active[b.Index], &active[a.Index])
+			return compareCreated(&active[y.Index], &active[x.Index])
 		})
 	case out.ToAdd < 0: // larger first; among equals the older first
-		slices.SortFunc(shares, func(a, b Share) int {
-			if x, y := active[a.Index].Replicas, active[b.Index].Replicas; x != y {
-				return cmpInt32(y, x)
+		slices.SortFunc(shares, func(x, y Share) int {
+			if m, n := active[x.Index].Replicas, active[y.Index].Replicas; m != n {
+				return cmpInt32(n, m)
 			}
-			return compareCreated(&active[a.Index], &active[b.Index])
+			return compareCreated(&active[x.Index], &active[y.Index])
 		})
 	}
 	out.Shares = shares
+	var to sizes64
+	to.init(len(shares))
 	for k := range shares {
 		i := shares[k].Index
 		rs := &active[i]
-		s := Share{Index: i, Name: rs.Name, From: rs.Replicas, To: rs.Replicas}
+		s := Share{Index: i, Name: rs.Name, From: rs.Replicas}
+		size := int64(rs.Replicas)
 		if out.ToAdd != 0 {
 			if out.ToAdd == out.Added {
 				s.BaseFrom = "nothing"
 			} else {
-				var frac int32
-				frac, o = fraction(p, surge, statusReplicas, rs, wide, &s)
-				overflow = overflow || o
-				allowed := out.ToAdd - out.Added
+				frac := fraction(&a, p, maxReplicas, statusReplicas, rs, &s)
+				allowed := a.fit(out.ToAdd - out.Added)
 				prop := max(frac, allowed)
 				if out.ToAdd > 0 {
 					prop = min(frac, allowed)
 				}
-				s.To, o = add32(rs.Replicas, prop)
-				overflow = overflow || o
-				out.Added += prop
+				size = a.fit(size + prop)
+				out.Added = a.fit(out.Added + prop)
 			}
 		}
+		to.set(k, size)
 		out.Shares[k] = s
 	}
 	if len(out.Shares) > 0 && out.ToAdd != 0 {
 		first := &out.Shares[0]
-		first.Leftover = out.ToAdd - out.Added
-		first.To = max(first.To+first.Leftover, 0)
+		first.Leftover = a.fit(out.ToAdd - out.Added)
+		to.set(0, max(a.fit(to.get(0)+first.Leftover), 0))
 	}
-	return out, overflow
+	for k := range out.Shares {
+		// Upstream's int32 sizes; with wide arithmetic the exact size,
+		// held to what a ReplicaSet can have.
+		out.Shares[k].To = int32(min(to.get(k), math.MaxInt32))
+	}
+	return out, a.overflow
+}
+
+// arith is proportional scaling's arithmetic: exact in int64, and unless
+// wide every result wrapped to int32 as upstream computes it (overflow
+// records that a wrap changed a value).
+type arith struct{ wide, overflow bool }
+
+func (a *arith) fit(x int64) int64 {
+	if a.wide {
+		return x
+	}
+	w := int64(int32(x))
+	if w != x {
+		a.overflow = true
+	}
+	return w
+}
+
+// sizes64 holds the exact new sizes while shares are computed, without an
+// allocation for a few ReplicaSets.
+type sizes64 struct {
+	small [8]int64
+	more  []int64
+}
+
+func (s *sizes64) init(n int) {
+	if n > len(s.small) {
+		s.more = make([]int64, n)
+	}
+}
+
+func (s *sizes64) set(i int, v int64) {
+	if s.more != nil {
+		s.more[i] = v
+		return
+	}
+	s.small[i] = v
+}
+
+func (s *sizes64) get(i int) int64 {
+	if s.more != nil {
+		return s.more[i]
+	}
+	return s.small[i]
 }
 
 func cmpInt32(a, b int32) int {
@@ -203,12 +254,11 @@ func cmpInt32(a, b int32) int {
 // fraction is upstream's getReplicaSetFraction: round(size × (Replicas +
 // maxSurge) / base) − size, where base is the max-replicas annotation, else
 // statusReplicas.
-func fraction(p Params, surge, statusReplicas int32, rs *ReplicaSet, wide bool, s *Share) (int32, bool) {
+func fraction(a *arith, p Params, maxReplicas int64, statusReplicas int32, rs *ReplicaSet, s *Share) int64 {
 	if p.Replicas == 0 {
-		s.BaseFrom, s.Fraction = "zero", -rs.Replicas
-		return -rs.Replicas, false
+		s.BaseFrom, s.Fraction = "zero", -int64(rs.Replicas)
+		return s.Fraction
 	}
-	maxReplicas, overflow := add32(p.Replicas, surge)
 	base, from := int32(0), "annotation"
 	if rs.MaxReplicas != nil {
 		base = *rs.MaxReplicas
@@ -217,22 +267,19 @@ func fraction(p Params, surge, statusReplicas int32, rs *ReplicaSet, wide bool, 
 		base, from = statusReplicas, "status"
 		if base == 0 {
 			s.BaseFrom = "none"
-			return 0, overflow
+			return 0
 		}
 	}
 	s.Base, s.BaseFrom = base, from
-	exact := int64(rs.Replicas) * int64(maxReplicas)
-	var product float64
-	if wide {
-		product = float64(exact)
+	product := a.fit(int64(rs.Replicas) * maxReplicas) // int32 unless wide, as upstream
+	var size int64
+	if a.wide {
+		size = int64(math.Round(float64(product) / float64(base)))
 	} else {
-		product = float64(rs.Replicas * maxReplicas) // int32, as upstream
-		overflow = overflow || exact > math.MaxInt32 || exact < math.MinInt32
+		size = int64(roundToInt32(float64(product) / float64(base)))
 	}
-	size := roundToInt32(product / float64(base))
-	f, o := sub32(size, rs.Replicas)
-	s.Fraction = f
-	return f, overflow || o
+	s.Fraction = a.fit(size - int64(rs.Replicas))
+	return s.Fraction
 }
 
 // roundToInt32 is upstream's integer.RoundToInt32 (half away from zero),

@@ -67,7 +67,10 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 	}
 	var newVal ReplicaSet
 	countsInto(&newVal, newRS)
-	b, _ := budget(p.params, all, newVal)
+	b, overflow := budget(p.params, all, newVal)
+	if overflow && !p.w.opts.Quiet {
+		p.note("the ReplicaSets' sizes add up beyond an int32; upstream computes with the wrapped sums, and so do the numbers below")
+	}
 	if b.MaxScaledDown <= 0 {
 		if !p.w.opts.Quiet {
 			p.note("old replica sets stay: %s", b)
@@ -106,6 +109,9 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 		available.add(old[i].AvailableReplicas)
 	}
 	available.add(newRS.Status.AvailableReplicas)
+	if available.overflow && !p.w.opts.Quiet {
+		p.note("the available pods add up beyond an int32; upstream compares the wrapped sum with minAvailable")
+	}
 	down, derr := scaleDownOld(p.params.MinAvailable(), available, old)
 	if len(down.Steps) == 0 && !p.w.opts.Quiet && down.Available <= down.MinAvailable {
 		p.note("no healthy old replica can go: available %d <= minAvailable %d", down.Available, down.MinAvailable)

@@ -67,7 +67,6 @@ func failedWrite(srv *server) bool {
 	return false
 }
 
-
 func isClaim(a rollout.Action) bool {
 	switch a.(type) {
 	case rollout.AdoptReplicaSet, rollout.ReleaseReplicaSet:
