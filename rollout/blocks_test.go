@@ -6,6 +6,7 @@ package rollout_test
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -409,4 +410,61 @@ func TestBlocksProperties(t *testing.T) {
 			t.Fatalf("input modified:\n%s", diff)
 		}
 	})
+}
+
+// upstream TestFindNewReplicaSet and TestFindOldReplicaSets.
+func TestFindNewAndOldUpstreamCases(t *testing.T) {
+	d := upDeployment(1, 1, 0)
+	newRS := upRS(d, "new", 1, 1, upNew, "")
+	newDup := upRS(d, "new-dup", 1, 0, upOld, "")
+	old := upRS(d, "old", 1, 1, upOlder, "foo/bar:old")
+	for _, tc := range []struct {
+		name            string
+		rss             []*appsv1.ReplicaSet
+		wantNew         *appsv1.ReplicaSet
+		wantOld, active []string
+	}{
+		{"the same template, another hash", []*appsv1.ReplicaSet{newRS, old}, newRS, []string{"old"}, []string{"old"}},
+		{"the oldest of two with the template", []*appsv1.ReplicaSet{newRS, old, newDup}, newDup, []string{"new", "old"}, []string{"new", "old"}},
+		{"none", []*appsv1.ReplicaSet{old}, nil, []string{"old"}, []string{"old"}},
+		{"no old ones", []*appsv1.ReplicaSet{newRS}, newRS, nil, nil},
+	} {
+		if got := rollout.FindNewReplicaSet(d, tc.rss); got != tc.wantNew {
+			t.Errorf("%s: FindNewReplicaSet = %v, want %v", tc.name, got, tc.wantNew)
+		}
+		gotOld, gotActive := rollout.FindOldReplicaSets(d, tc.rss)
+		names := func(rss []*appsv1.ReplicaSet) []string {
+			var out []string
+			for _, rs := range rss {
+				out = append(out, rs.Name)
+			}
+			return out
+		}
+		o, a := names(gotOld), names(gotActive)
+		slices.Sort(o)
+		slices.Sort(a)
+		if !slices.Equal(o, tc.wantOld) || !slices.Equal(a, tc.active) {
+			t.Errorf("%s: FindOldReplicaSets = %v, %v; want %v, %v", tc.name, o, a, tc.wantOld, tc.active)
+		}
+	}
+}
+
+// upstream's IsSaturated cases, on the value.
+func TestIsSaturatedCases(t *testing.T) {
+	p := rolling(3, "1", "0")
+	for _, tc := range []struct {
+		name string
+		rs   rollout.ReplicaSet
+		want bool
+	}{
+		{"saturated", rollout.ReplicaSet{Replicas: 3, AvailableReplicas: 3, DesiredReplicas: i32p(3)}, true},
+		{"not all available", rollout.ReplicaSet{Replicas: 3, AvailableReplicas: 2, DesiredReplicas: i32p(3)}, false},
+		{"annotation missing", rollout.ReplicaSet{Replicas: 3, AvailableReplicas: 3}, false},
+		{"annotation differs", rollout.ReplicaSet{Replicas: 3, AvailableReplicas: 3, DesiredReplicas: i32p(2)}, false},
+		{"size differs", rollout.ReplicaSet{Replicas: 2, AvailableReplicas: 3, DesiredReplicas: i32p(3)}, false},
+	} {
+		if got := rollout.IsSaturated(p, tc.rs); got != tc.want {
+			t.Errorf("%s: IsSaturated = %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }

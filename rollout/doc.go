@@ -36,6 +36,8 @@
 // apps/v1 one), so that a controller with a workload type of its own can use
 // them without a Deployment. In the order of one sync:
 //
+//   - the new and the old ReplicaSets: [FindNewReplicaSet],
+//     [FindOldReplicaSets];
 //   - fenceposts: [Params.Limits], [Params.MinAvailable] (see package
 //     fencepost);
 //   - the new ReplicaSet's size: [NewRSNewReplicas];

@@ -165,3 +165,39 @@ func Example_buildingBlocks() {
 	// maxScaledDown 2 = all pods 12 - minAvailable 8 - unavailable new pods 2
 	// web-1 10->8 (2 of 2)
 }
+
+func ExampleComplete() {
+	p := rollout.Params{Replicas: 3}
+	s := &appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 3, UpdatedReplicas: 3, AvailableReplicas: 3}
+	fmt.Println(rollout.Complete(p, 2, s), rollout.Complete(p, 3, s))
+	// Output: true false
+}
+
+func ExampleProgressing() {
+	before := &appsv1.DeploymentStatus{Replicas: 10, UpdatedReplicas: 4, ReadyReplicas: 4, AvailableReplicas: 4}
+	now := &appsv1.DeploymentStatus{Replicas: 10, UpdatedReplicas: 4, ReadyReplicas: 5, AvailableReplicas: 4}
+	fmt.Println(rollout.Progressing(before, now))
+	// Output: true
+}
+
+func ExampleReplicaSetOf() {
+	replicas := int32(3)
+	rs := &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-1", Annotations: map[string]string{
+			"deployment.kubernetes.io/revision": "2", "deployment.kubernetes.io/max-replicas": "4"}},
+		Spec:   appsv1.ReplicaSetSpec{Replicas: &replicas},
+		Status: appsv1.ReplicaSetStatus{Replicas: 3, ReadyReplicas: 3, AvailableReplicas: 2},
+	}
+	v, _ := rollout.ReplicaSetOf(rs)
+	fmt.Println(v.Name, v.Replicas, v.AvailableReplicas, v.Revision, *v.MaxReplicas, v.DesiredReplicas == nil)
+	// Output: web-1 3 2 2 4 true
+}
+
+func ExampleParamsOf() {
+	replicas := int32(10)
+	d := rollout.Default(&appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: &replicas}})
+	p, _ := rollout.ParamsOf(d)
+	surge, unavailable := p.Limits()
+	fmt.Println(p.Strategy, surge, unavailable, *p.ProgressDeadlineSeconds, *p.RevisionHistoryLimit)
+	// Output: RollingUpdate 3 2 600 10
+}

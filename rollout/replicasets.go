@@ -134,3 +134,37 @@ func valuesOf(buf []ReplicaSet, rss []*appsv1.ReplicaSet) []ReplicaSet {
 	}
 	return buf
 }
+
+// FindNewReplicaSet returns the Deployment's new ReplicaSet among rss: the
+// oldest (by creation time, then name) whose pod template equals the
+// Deployment's, ignoring the pod-template-hash label; nil when none does.
+// rss is not modified.
+func FindNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	if d == nil {
+		return nil
+	}
+	var nonNil []*appsv1.ReplicaSet
+	for _, rs := range rss {
+		if rs != nil {
+			nonNil = append(nonNil, rs)
+		}
+	}
+	return findNewReplicaSet(d, nonNil)
+}
+
+// FindOldReplicaSets returns every ReplicaSet of rss but the new one (see
+// [FindNewReplicaSet]), in rss's order, and those of them with a size above
+// 0 (upstream's FindOldReplicaSets). rss is not modified.
+func FindOldReplicaSets(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (old, active []*appsv1.ReplicaSet) {
+	newRS := FindNewReplicaSet(d, rss)
+	for _, rs := range rss {
+		if rs == nil || rs == newRS {
+			continue
+		}
+		old = append(old, rs)
+		if rs.Spec.Replicas != nil && *rs.Spec.Replicas > 0 {
+			active = append(active, rs)
+		}
+	}
+	return old, active
+}
