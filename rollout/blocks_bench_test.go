@@ -56,7 +56,7 @@ func BenchmarkBlocks(b *testing.B) {
 		b.Run(fmt.Sprintf("ScaleDownOld/rs=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				s, _ := rollout.ScaleDownOld(p, rss, old)
+				s, _ := rollout.ScaleDownOld(p, old, newRS)
 				sinkInt = s.Total
 			}
 		})

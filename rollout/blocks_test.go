@@ -352,13 +352,19 @@ func TestBlocksProperties(t *testing.T) {
 		}
 
 		// A scale-down never takes the available pods below minAvailable.
-		down, err := rollout.ScaleDownOld(p, all, old)
+		var activeOld []rollout.ReplicaSet
+		for i := range old {
+			if old[i].Replicas > 0 {
+				activeOld = append(activeOld, old[i])
+			}
+		}
+		down, err := rollout.ScaleDownOld(p, activeOld, newRS)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var available int32
-		for i := range all {
-			available += all[i].AvailableReplicas
+		available := newRS.AvailableReplicas
+		for i := range activeOld {
+			available += activeOld[i].AvailableReplicas
 		}
 		if down.Total > 0 && available-down.Total < p.MinAvailable() {
 			t.Fatalf("scale-down %s takes %d available below minAvailable %d", down, available, p.MinAvailable())

@@ -65,7 +65,7 @@ func ExampleScaleDownOld() {
 		{Name: "web-2", Created: t0.Add(time.Hour), Replicas: 5, AvailableReplicas: 5},
 	}
 	newRS := rollout.ReplicaSet{Name: "web-3", Created: t0.Add(2 * time.Hour), Replicas: 4, AvailableReplicas: 4}
-	s, _ := rollout.ScaleDownOld(p, append(old, newRS), old)
+	s, _ := rollout.ScaleDownOld(p, old, newRS)
 	fmt.Println(s)
 	// Output: web-1 1->0, web-2 5->4 (2 of 2)
 }
@@ -156,7 +156,7 @@ func Example_buildingBlocks() {
 
 	grow, _ := rollout.NewRSNewReplicas(p, all, newRS)
 	budget, _ := rollout.MaxScaledDown(p, all, newRS)
-	down, _ := rollout.ScaleDownOld(p, all, []rollout.ReplicaSet{old})
+	down, _ := rollout.ScaleDownOld(p, []rollout.ReplicaSet{old}, newRS)
 	fmt.Println(grow.Size, grow)
 	fmt.Println(budget)
 	fmt.Println(down)

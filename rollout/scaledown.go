@@ -146,15 +146,18 @@ func CleanupUnhealthy(old []ReplicaSet, maxCleanup int32) (Steps, error) {
 }
 
 // ScaleDownOld scales old ReplicaSets down, oldest first, as far as the
-// available pods of all ReplicaSets allow: at most available −
-// minAvailable pods (upstream's scaleDownOldReplicaSetsForRollingUpdate).
-// For example minAvailable 8, 10 pods available and old ReplicaSets of 1
-// and 5 (oldest first): 1→0, then 5→4.
+// available pods allow: at most available − minAvailable pods (upstream's
+// scaleDownOldReplicaSetsForRollingUpdate). For example minAvailable 8, old
+// ReplicaSets of 1 and 5 (oldest first, all available) and a new one with
+// 4 available: 10 available, so 1→0, then 5→4.
 //
-// all holds every ReplicaSet (old ones with the sizes after
-// [CleanupUnhealthy]); old the old ones. A sum beyond the int32 range wraps
-// [ErrOverflow]; the steps are then upstream's.
-func ScaleDownOld(p Params, all, old []ReplicaSet) (Steps, error) {
+// old are the old ReplicaSets that had a size above 0 before
+// [CleanupUnhealthy], with the sizes it left them; newRS is the new one.
+// The available pods counted are theirs only, as upstream counts them (an
+// old ReplicaSet already at 0 whose pods are still going away does not
+// count). A sum beyond the int32 range wraps [ErrOverflow]; the steps are
+// then upstream's.
+func ScaleDownOld(p Params, old []ReplicaSet, newRS ReplicaSet) (Steps, error) {
 	if err := checkParams(p); err != nil {
 		return Steps{}, err
 	}
@@ -162,9 +165,10 @@ func ScaleDownOld(p Params, all, old []ReplicaSet) (Steps, error) {
 		return Steps{}, err
 	}
 	var available sum32
-	for i := range all {
-		available.add(all[i].AvailableReplicas)
+	for i := range old {
+		available.add(old[i].AvailableReplicas)
 	}
+	available.add(newRS.AvailableReplicas)
 	out, err := scaleDownOld(p.MinAvailable(), available, old)
 	if err == nil && available.overflow {
 		err = fmt.Errorf("available pods: %w", ErrOverflow)

@@ -182,7 +182,7 @@ func (c Canary) rollOut(now time.Time, out *Outcome) error {
 			for _, st := range cleaned.Steps {
 				old[st.Index].Replicas = st.To
 			}
-			down, err := rollout.ScaleDownOld(p, []rollout.ReplicaSet{old[0], canary}, old)
+			down, err := rollout.ScaleDownOld(p, old, canary)
 			if err != nil {
 				return err
 			}
