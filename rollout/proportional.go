@@ -112,16 +112,16 @@ func Proportions(p Params, statusReplicas int32, active []ReplicaSet, o Proporti
 			return Proportional{}, fmt.Errorf("active[%d] (%s): replicas: 0 is not active", i, active[i].Name)
 		}
 	}
-	out, overflow := proportions(p, statusReplicas, active, o.Wide, o.Shares)
+	surge, _ := p.Limits()
+	out, overflow := proportions(p, surge, statusReplicas, active, o.Wide, o.Shares)
 	if overflow {
 		return out, fmt.Errorf("proportional scaling: %w", ErrOverflow)
 	}
 	return out, nil
 }
 
-func proportions(p Params, statusReplicas int32, active []ReplicaSet, wide bool, buf []Share) (Proportional, bool) {
+func proportions(p Params, surge, statusReplicas int32, active []ReplicaSet, wide bool, buf []Share) (Proportional, bool) {
 	a := arith{wide: wide}
-	surge, _ := p.Limits()
 	var out Proportional
 	out.DesiredReplicas = p.Replicas
 	maxReplicas := a.fit(int64(p.Replicas) + int64(surge))

@@ -2,10 +2,12 @@ package rollout
 
 import (
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // rolloutRecreate is one sync of the Recreate strategy: old ReplicaSets to
@@ -62,12 +64,19 @@ func (p *planner) oldPodsRunning(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.Repl
 	if n := sumStatus(oldRSs, statusReplicas); n > 0 {
 		return true, fmt.Sprintf("old replica sets report %d replicas", n)
 	}
+	// The old ReplicaSets' identities. There are few, so a slice beats a map.
+	var owners []ownerID
+	for _, rs := range p.rsList {
+		if newRS == nil || rs.UID != newRS.UID {
+			owners = append(owners, ownerID{rs.UID, rs.Name})
+		}
+	}
 	for _, pod := range p.w.snap.Pods {
 		if pod == nil || pod.Namespace != p.d.Namespace {
 			continue
 		}
 		ref := metav1.GetControllerOfNoCopy(pod)
-		if ref == nil || ref.Kind != "ReplicaSet" || !p.isOldOwner(ref, newRS) {
+		if ref == nil || !slices.Contains(owners, ownerID{ref.UID, ref.Name}) || ref.Kind != "ReplicaSet" {
 			continue
 		}
 		switch pod.Status.Phase {
@@ -79,15 +88,11 @@ func (p *planner) oldPodsRunning(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.Repl
 	return false, ""
 }
 
-// isOldOwner reports whether ref names one of the claimed ReplicaSets other
-// than newRS.
-func (p *planner) isOldOwner(ref *metav1.OwnerReference, newRS *appsv1.ReplicaSet) bool {
-	for _, rs := range p.rsList {
-		if rs.UID == ref.UID && rs.Name == ref.Name && (newRS == nil || rs.UID != newRS.UID) {
-			return true
-		}
-	}
-	return false
+// ownerID is what upstream's pod index keys a controller reference by
+// (besides the kind and the namespace).
+type ownerID struct {
+	uid  types.UID
+	name string
 }
 
 func phaseOrPending(phase string) string {

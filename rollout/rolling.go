@@ -67,7 +67,8 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 	}
 	var newVal ReplicaSet
 	countsInto(&newVal, newRS)
-	b, overflow := budget(p.params, all, newVal)
+	minAvailable := *p.d.Spec.Replicas - p.maxUnavailable()
+	b, overflow := budget(minAvailable, all, newVal)
 	if overflow && !p.w.opts.Quiet {
 		p.note("the ReplicaSets' sizes add up beyond an int32; upstream computes with the wrapped sums, and so do the numbers below")
 	}
@@ -112,7 +113,7 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 	if available.overflow && !p.w.opts.Quiet {
 		p.note("the available pods add up beyond an int32; upstream compares the wrapped sum with minAvailable")
 	}
-	down, derr := scaleDownOld(p.params.MinAvailable(), available, old)
+	down, derr := scaleDownOld(minAvailable, available, old)
 	if len(down.Steps) == 0 && !p.w.opts.Quiet && down.Available <= down.MinAvailable {
 		p.note("no healthy old replica can go: available %d <= minAvailable %d", down.Available, down.MinAvailable)
 	}

@@ -43,15 +43,15 @@ func MaxScaledDown(p Params, all []ReplicaSet, newRS ReplicaSet) (Budget, error)
 	for i := range all {
 		total.add(all[i].Replicas)
 	}
-	b, overflow := budget(p, total, newRS)
+	b, overflow := budget(p.MinAvailable(), total, newRS)
 	if overflow {
 		return b, fmt.Errorf("scale-down budget: %w", ErrOverflow)
 	}
 	return b, nil
 }
 
-func budget(p Params, all sum32, newRS ReplicaSet) (Budget, bool) {
-	b := Budget{AllPods: all.v, MinAvailable: p.MinAvailable()}
+func budget(minAvailable int32, all sum32, newRS ReplicaSet) (Budget, bool) {
+	b := Budget{AllPods: all.v, MinAvailable: minAvailable}
 	var o1, o2, o3 bool
 	b.NewUnavailable, o1 = sub32(newRS.Replicas, newRS.AvailableReplicas)
 	d, o2 := sub32(b.AllPods, b.MinAvailable)
@@ -94,16 +94,21 @@ func (s Steps) String() string {
 	return b.String()
 }
 
-// oldestFirst returns the indices of rss ordered by creation time, then
-// name (upstream's ReplicaSetsByCreationTimestamp, a total order for
+// oldestFirst appends to buf the indices of rss ordered by creation time,
+// then name (upstream's ReplicaSetsByCreationTimestamp, a total order for
 // ReplicaSets of one namespace).
-func oldestFirst(rss []ReplicaSet) []int {
-	idx := make([]int, len(rss))
-	for i := range idx {
-		idx[i] = i
+func oldestFirst(buf []int, rss []ReplicaSet) []int {
+	sorted := true
+	for i := range rss {
+		buf = append(buf, i)
+		if i > 0 && compareCreated(&rss[i-1], &rss[i]) > 0 {
+			sorted = false
+		}
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return compareCreated(&rss[a], &rss[b]) })
-	return idx
+	if !sorted {
+		slices.SortStableFunc(buf, func(a, b int) int { return compareCreated(&rss[a], &rss[b]) })
+	}
+	return buf
 }
 
 func compareCreated(a, b *ReplicaSet) int {
@@ -126,7 +131,8 @@ func CleanupUnhealthy(old []ReplicaSet, maxCleanup int32) (Steps, error) {
 		return Steps{}, err
 	}
 	out := Steps{Limit: maxCleanup}
-	for _, i := range oldestFirst(old) {
+	var ib [16]int
+	for _, i := range oldestFirst(ib[:0], old) {
 		if out.Total >= maxCleanup {
 			break
 		}
@@ -182,7 +188,8 @@ func scaleDownOld(minAvailable int32, available sum32, old []ReplicaSet) (Steps,
 		return out, nil
 	}
 	out.Limit = available.v - minAvailable
-	for _, i := range oldestFirst(old) {
+	var ib [16]int
+	for _, i := range oldestFirst(ib[:0], old) {
 		if out.Total >= out.Limit {
 			break
 		}

@@ -119,7 +119,7 @@ func (p *planner) scale(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) e
 	}
 	active := filterActive(all)
 	var vbuf [8]ReplicaSet
-	props, _ := proportions(p.params, d.Status.Replicas, valuesOf(vbuf[:0], active), p.w.opts.FixProportionOverflow, nil)
+	props, _ := proportions(p.params, p.maxSurge(), d.Status.Replicas, valuesOf(vbuf[:0], active), p.w.opts.FixProportionOverflow, nil)
 	for _, s := range props.Shares {
 		why := ""
 		if !p.w.opts.Quiet {

@@ -56,7 +56,8 @@ func NewRSNewReplicas(p Params, all []ReplicaSet, newRS ReplicaSet) (Sizing, err
 	for i := range all {
 		total.add(all[i].Replicas)
 	}
-	s, overflow := newRSSize(p, total, newRS.Replicas)
+	surge, _ := p.Limits()
+	s, overflow := newRSSize(p, surge, total, newRS.Replicas)
 	if overflow {
 		return s, fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
 	}
@@ -65,13 +66,13 @@ func NewRSNewReplicas(p Params, all []ReplicaSet, newRS ReplicaSet) (Sizing, err
 
 // newRSSize is NewRSNewReplicas for a total the caller summed (in int32,
 // as upstream: total.overflow says the exact sum did not fit).
-func newRSSize(p Params, total sum32, was int32) (Sizing, bool) {
+func newRSSize(p Params, surge int32, total sum32, was int32) (Sizing, bool) {
 	s := Sizing{Replicas: p.Replicas, Total: total.v, Was: was}
 	if p.Strategy == appsv1.RecreateDeploymentStrategyType {
 		s.Recreate, s.Size = true, p.Replicas
 		return s, false
 	}
-	s.MaxSurge, _ = p.Limits()
+	s.MaxSurge = surge
 	var o1, o2, o3, o4 bool
 	s.MaxTotal, o1 = add32(p.Replicas, s.MaxSurge)
 	if s.Total >= s.MaxTotal {
@@ -93,7 +94,7 @@ func (p *planner) newRSSize(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSe
 			total.add(*rs.Spec.Replicas)
 		}
 	}
-	s, _ := newRSSize(p.params, total, *newRS.Spec.Replicas)
+	s, _ := newRSSize(p.params, p.maxSurge(), total, *newRS.Spec.Replicas)
 	if p.w.opts.Quiet {
 		return s.Size, ""
 	}
