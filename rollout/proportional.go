@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -147,14 +148,14 @@ func proportions(p Params, surge, statusReplicas int32, active []ReplicaSet, wid
 	case out.ToAdd > 0: // larger first; among equals the newer first
 		slices.SortFunc(shares, func(x, y Share) int {
 			if m, n := active[x.Index].Replicas, active[y.Index].Replicas; m != n {
-				return cmpInt32(n, m)
+				return cmp.Compare(n, m)
 			}
 			return compareCreated(&active[y.Index], &active[x.Index])
 		})
 	case out.ToAdd < 0: // larger first; among equals the older first
 		slices.SortFunc(shares, func(x, y Share) int {
 			if m, n := active[x.Index].Replicas, active[y.Index].Replicas; m != n {
-				return cmpInt32(n, m)
+				return cmp.Compare(n, m)
 			}
 			return compareCreated(&active[x.Index], &active[y.Index])
 		})
@@ -239,16 +240,6 @@ func (s *sizes64) get(i int) int64 {
 		return s.more[i]
 	}
 	return s.small[i]
-}
-
-func cmpInt32(a, b int32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // fraction is upstream's getReplicaSetFraction: round(size × (Replicas +

@@ -53,18 +53,8 @@ func ReplicaSetOf(rs *appsv1.ReplicaSet) (ReplicaSet, error) {
 	if rs.Spec.Replicas == nil {
 		return ReplicaSet{}, fmt.Errorf("replica set %s: spec.replicas: required value", rs.Name)
 	}
-	out := ReplicaSet{
-		Name:                rs.Name,
-		Created:             rs.CreationTimestamp.Time,
-		Replicas:            *rs.Spec.Replicas,
-		StatusReplicas:      rs.Status.Replicas,
-		ReadyReplicas:       rs.Status.ReadyReplicas,
-		AvailableReplicas:   rs.Status.AvailableReplicas,
-		TerminatingReplicas: rs.Status.TerminatingReplicas,
-		Generation:          rs.Generation,
-		ObservedGeneration:  rs.Status.ObservedGeneration,
-		Deleting:            rs.DeletionTimestamp != nil,
-	}
+	var out ReplicaSet
+	countsInto(&out, rs)
 	if v, ok := rs.Annotations[revision.RevisionAnnotation]; ok {
 		n, err := strconv.ParseInt(v, 10, 64)
 		out.Revision, out.BadRevision = n, err != nil
