@@ -40,6 +40,25 @@
 // the UID precondition and the garbage collector deletes its pods
 // gracefully. Stored objects are never modified in place.
 //
+// # Requeues
+//
+// A sync that ends early with an error upstream's sync would return
+// ([rollout.Result].Stop) is requeued rate-limited and recorded in its
+// frame as a [Stop] of a [StopKind]. Most are the normal course of a
+// rollout, as in the real controller: the first sync of a rollout records
+// the new revision, then writes the status from the Deployment it read at
+// the start, which the API server refuses with 409 Conflict. The text trace
+// shows each in one line ([DescribeStop]):
+//
+//	deployment/web requeued: the sync's 2nd deployment write, after recording revision 2, was stale (409 Conflict, as upstream; retried)
+//	deployment/web requeued: stale write of replica set web-58597d7d56, already written in this sync (409 Conflict, as upstream; retried)
+//
+// A pod-template-hash collision and a write the API server refuses as
+// invalid (an int32 overflow of the status counts) get their own lines;
+// any other stop keeps the planner's full text. The JSON always has the
+// full text (Frame.Stops), and [Options].FullStops shows it in the text
+// trace too ("# sync web stopped: ...").
+//
 // # ReplicaSet controller and pods
 //
 // The ReplicaSet controller creates missing pods in slow-start batches
