@@ -111,6 +111,35 @@
 // container the Deployment does not have stops the run with an error naming
 // the file, the line and the containers that exist.
 //
+// # Scenarios built in Go
+//
+// [NewScenario] builds a scenario from typed objects instead of YAML, for
+// tests and property tests written in Go:
+//
+//	sc := sim.NewScenario("web").WithSeed(7).
+//		WithDeployment(d). // *appsv1.Deployment; also WithConfigMap, WithSecret
+//		WithSteps(
+//			sim.Step{At: sim.Duration(30 * time.Second), SetImage: &sim.SetImage{Container: "web", Image: "web:2"}},
+//			sim.Step{At: sim.Duration(30 * time.Second), StopWhenConverged: true},
+//		)
+//	res, err := sim.Run(sc, sim.Options{})
+//
+// The objects are stored as manifests in Objects ([Scenario.Marshal] prints
+// the scenario as a file), and [Run] checks the scenario as [ParseScenario]
+// checks a file, on a copy; errors name the field without a line. A
+// Scenario literal with no objects is refused with an error that says so,
+// instead of running empty. A scenario that ParseScenario returned is not
+// checked again: changing its Seed, Until or delays in Go is fine, but
+// objects, steps and failure rules added to it are not decoded; build such
+// a scenario in Go from the start.
+//
+// With rapid, a law of rolling updates becomes a few lines (see the
+// example of [NewScenario]): draw replicas, maxSurge and maxUnavailable,
+// build the Deployment, run, and check that the rollout completes and that
+// the ReplicaSets never ask for more than replicas + maxSurge pods:
+//
+//	func TestSurgeBound(t *testing.T) { rapid.Check(t, surgeBound) }
+//
 // # Limits
 //
 // So that a run's memory and time stay bounded, [ParseScenario] refuses

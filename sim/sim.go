@@ -109,10 +109,15 @@ type Sim struct {
 	planned func(rollout.Snapshot)
 }
 
-// New prepares a run of sc. The scenario is not modified.
+// New prepares a run of sc. The scenario is not modified. A scenario built
+// in Go ([NewScenario]) is checked first as [ParseScenario] checks a file.
 func New(sc *Scenario, o Options) (*Sim, error) {
 	if sc == nil {
 		return nil, fmt.Errorf("scenario: must not be nil")
+	}
+	sc, err := sc.prepared()
+	if err != nil {
+		return nil, err
 	}
 	seed := sc.Seed
 	if o.Seed != nil {
