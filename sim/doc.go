@@ -40,6 +40,25 @@
 // the UID precondition and the garbage collector deletes its pods
 // gracefully. Stored objects are never modified in place.
 //
+// # Requeues
+//
+// A sync that ends early with an error upstream's sync would return
+// ([rollout.Result].Stop) is requeued rate-limited and recorded in its
+// frame as a [Stop] of a [StopKind]. Most are the normal course of a
+// rollout, as in the real controller: the first sync of a rollout records
+// the new revision, then writes the status from the Deployment it read at
+// the start, which the API server refuses with 409 Conflict. The text trace
+// shows each in one line ([DescribeStop]):
+//
+//	deployment/web requeued: the sync's 2nd deployment write, after recording revision 2, was stale (409 Conflict, as upstream; retried)
+//	deployment/web requeued: stale write of replica set web-58597d7d56, already written in this sync (409 Conflict, as upstream; retried)
+//
+// A pod-template-hash collision and a write the API server refuses as
+// invalid (an int32 overflow of the status counts) get their own lines;
+// any other stop keeps the planner's full text. The JSON always has the
+// full text (Frame.Stops), and [Options].FullStops shows it in the text
+// trace too ("# sync web stopped: ...").
+//
 // # ReplicaSet controller and pods
 //
 // The ReplicaSet controller creates missing pods in slow-start batches
@@ -91,6 +110,35 @@
 // not exist) is noted in the trace and the run goes on. A setImage naming a
 // container the Deployment does not have stops the run with an error naming
 // the file, the line and the containers that exist.
+//
+// # Scenarios built in Go
+//
+// [NewScenario] builds a scenario from typed objects instead of YAML, for
+// tests and property tests written in Go:
+//
+//	sc := sim.NewScenario("web").WithSeed(7).
+//		WithDeployment(d). // *appsv1.Deployment; also WithConfigMap, WithSecret
+//		WithSteps(
+//			sim.Step{At: sim.Duration(30 * time.Second), SetImage: &sim.SetImage{Container: "web", Image: "web:2"}},
+//			sim.Step{At: sim.Duration(30 * time.Second), StopWhenConverged: true},
+//		)
+//	res, err := sim.Run(sc, sim.Options{})
+//
+// The objects are stored as manifests in Objects ([Scenario.Marshal] prints
+// the scenario as a file), and [Run] checks the scenario as [ParseScenario]
+// checks a file, on a copy; errors name the field without a line. A
+// Scenario literal with no objects is refused with an error that says so,
+// instead of running empty. A scenario that ParseScenario returned is not
+// checked again: changing its Seed, Until or delays in Go is fine, but
+// objects, steps and failure rules added to it are not decoded; build such
+// a scenario in Go from the start.
+//
+// With rapid, a law of rolling updates becomes a few lines (see the
+// example of [NewScenario]): draw replicas, maxSurge and maxUnavailable,
+// build the Deployment, run, and check that the rollout completes and that
+// the ReplicaSets never ask for more than replicas + maxSurge pods:
+//
+//	func TestSurgeBound(t *testing.T) { rapid.Check(t, surgeBound) }
 //
 // # Limits
 //

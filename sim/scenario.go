@@ -63,7 +63,8 @@ func (e *literalError) Error() string { return e.msg }
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
 // Scenario is a simulation: a cluster, the objects at time 0 and the steps a
-// user takes. Load one with [LoadScenario] or [ParseScenario].
+// user takes. Load one with [LoadScenario] or [ParseScenario], or build one
+// in Go with [NewScenario].
 type Scenario struct {
 	// Name identifies the scenario (defaults to the file name).
 	Name string `json:"name"`
@@ -87,6 +88,11 @@ type Scenario struct {
 	// file is the path LoadScenario read the scenario from ("" when parsed
 	// from bytes); errors found during a run name it with the step's line.
 	file string
+	// validated says validate filled the fields above (ParseScenario
+	// did); a scenario built in Go is validated by New, on a copy.
+	validated bool
+	// buildErr is the first error of the With methods.
+	buildErr error
 }
 
 // The simulator's limits. Inputs beyond them are refused with an error
@@ -737,6 +743,7 @@ func (sc *Scenario) validate(src []byte) error {
 			}
 		}
 	}
+	sc.validated = true
 	return nil
 }
 

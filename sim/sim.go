@@ -28,6 +28,12 @@ type Options struct {
 	// Check runs the invariants (see [Invariants]) after every write of the
 	// Deployment controller and at the end of the run.
 	Check bool
+	// FullStops makes the text trace ([Result.Text], [DescribeTrace]) show
+	// each sync that ended early with the planner's full explanation
+	// ("# sync web stopped: ..."), instead of one line saying what kind of
+	// requeue it was ([DescribeStop]). The JSON has the full text either
+	// way ([Frame].Stops).
+	FullStops bool
 }
 
 // Result is the outcome of a run.
@@ -103,10 +109,15 @@ type Sim struct {
 	planned func(rollout.Snapshot)
 }
 
-// New prepares a run of sc. The scenario is not modified.
+// New prepares a run of sc. The scenario is not modified. A scenario built
+// in Go ([NewScenario]) is checked first as [ParseScenario] checks a file.
 func New(sc *Scenario, o Options) (*Sim, error) {
 	if sc == nil {
 		return nil, fmt.Errorf("scenario: must not be nil")
+	}
+	sc, err := sc.prepared()
+	if err != nil {
+		return nil, err
 	}
 	seed := sc.Seed
 	if o.Seed != nil {
@@ -133,6 +144,7 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 		st:        newStore(),
 		colo:      map[string][]int32{},
 	}
+	s.trace.fullStops = o.FullStops
 	for i, n := range sc.Cluster.Nodes {
 		s.nodes = append(s.nodes, &Node{Name: n.Name, Capacity: n.Capacity, slot: int32(i + 1)})
 	}
@@ -318,6 +330,30 @@ func (s *Sim) note(format string, args ...any) {
 	f.Notes = append(f.Notes, fmt.Sprintf(format, args...))
 }
 
+// stopped records a sync of the Deployment name that ended early
+// (res.Stop).
+func (s *Sim) stopped(name string, res *rollout.Result) {
+	if s.opts.NoTrace {
+		return
+	}
+	f := s.frame()
+	st := Stop{Deployment: name, Kind: classifyStop(res.Stop), Text: res.Stop, AfterNotes: len(f.Notes)}
+	if st.Kind == StopStaleDeployment {
+		for _, a := range res.Actions {
+			switch a := a.(type) {
+			case rollout.UpdateDeploymentStatus:
+				st.FirstWrite = a.Why
+			case rollout.UpdateDeployment:
+				st.FirstWrite = a.Why
+			}
+			if st.FirstWrite != "" {
+				break
+			}
+		}
+	}
+	f.Stops = append(f.Stops, st)
+}
+
 func (s *Sim) frame() *Frame {
 	if s.cur == nil {
 		s.cur = &Frame{At: s.now}
@@ -340,7 +376,7 @@ func (s *Sim) endInstant() bool {
 		}
 		s.fillState(f)
 		state := describeState(f)
-		if len(f.Notes) > 0 || len(f.Events) > 0 || state != s.prev {
+		if len(f.Notes) > 0 || len(f.Stops) > 0 || len(f.Events) > 0 || state != s.prev {
 			s.keepFrame(f)
 			s.prev = state
 		}
@@ -445,7 +481,7 @@ func (s *Sim) syncDeployment(k *wqItem) {
 	}
 	s.recordEvents(d.Name, res.Events, len(res.Actions))
 	if res.Stop != "" {
-		s.note("sync %s stopped: %s", d.Name, res.Stop)
+		s.stopped(d.Name, res)
 		s.syncFailed(k)
 		return
 	}

@@ -20,6 +20,9 @@ import (
 type Trace struct {
 	Frames  []Frame `json:"frames"`
 	Dropped int     `json:"dropped,omitempty"`
+
+	// fullStops renders stops with their full text ([Options].FullStops).
+	fullStops bool
 }
 
 // MaxTraceFrames bounds the memory of a trace: a run keeps its first
@@ -37,8 +40,11 @@ type Frame struct {
 	// At is the offset from the start of the run.
 	At time.Duration `json:"at"`
 	// Notes are the scenario's steps, injected faults and engine remarks
-	// (failed writes, requeues).
+	// (failed writes, dropped keys).
 	Notes []string `json:"notes,omitempty"`
+	// Stops are the syncs that ended early and were requeued, with the
+	// planner's full explanation.
+	Stops []Stop `json:"stops,omitempty"`
 	// Events are the events the Deployment controller recorded.
 	Events []TraceEvent `json:"events,omitempty"`
 	// Deployments is the state of every Deployment and its ReplicaSets.
@@ -139,25 +145,40 @@ func (s *Sim) fillState(f *Frame) {
 // offset formats a duration as a trace time ("t=1m30s").
 func offset(d time.Duration) string { return "t=" + d.String() }
 
-// DescribeTrace renders the whole trace as text.
+// DescribeTrace renders the whole trace as text. Stops are one line each
+// ([DescribeStop]), or their full text for a run with [Options].FullStops.
 func DescribeTrace(t Trace) string {
 	var b strings.Builder
 	for i := range t.Frames {
 		if t.Dropped > 0 && i == len(t.Frames)-1 {
 			b.WriteString(truncationNote(t.Dropped))
 		}
-		b.WriteString(DescribeFrame(&t.Frames[i]))
+		b.WriteString(describeFrame(&t.Frames[i], t.fullStops))
 	}
 	return b.String()
 }
 
-// DescribeFrame renders one frame: its time, notes, events and the state.
-func DescribeFrame(f *Frame) string {
+// DescribeFrame renders one frame: its time, notes and stops, events and
+// the state.
+func DescribeFrame(f *Frame) string { return describeFrame(f, false) }
+
+func describeFrame(f *Frame, fullStops bool) string {
 	var b strings.Builder
 	b.WriteString(offset(f.At))
 	b.WriteByte('\n')
-	for _, n := range f.Notes {
-		fmt.Fprintf(&b, "  # %s\n", n)
+	stops := f.Stops
+	for i := 0; i <= len(f.Notes); i++ {
+		for len(stops) > 0 && stops[0].AfterNotes <= i {
+			if fullStops {
+				fmt.Fprintf(&b, "  %s\n", describeStopFull(&stops[0]))
+			} else {
+				fmt.Fprintf(&b, "  %s\n", DescribeStop(&stops[0]))
+			}
+			stops = stops[1:]
+		}
+		if i < len(f.Notes) {
+			fmt.Fprintf(&b, "  # %s\n", f.Notes[i])
+		}
 	}
 	for _, e := range f.Events {
 		fmt.Fprintf(&b, "  %s/%s: %s %s %s\n", "deployment", e.Object, e.Type, e.Reason, e.Message)
