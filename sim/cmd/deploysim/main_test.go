@@ -133,7 +133,9 @@ func TestUsage(t *testing.T) {
 	if strings.Contains(help, "(default -1)") {
 		t.Errorf("-seed help shows a default of -1:\n%s", help)
 	}
-	for _, want := range []string{"-seed seed\n    \tthe run's seed, a non-negative integer (default: the scenario's)\n", "limits: scenario file 2 MiB, 50000 replicas per Deployment, 1000 seeds per sweep combination, 10000 runs per sweep, 100000 trace frames"} {
+	for _, want := range []string{"-seed seed\n    \tthe run's seed, a non-negative integer (default: the scenario's)\n",
+		"-parallel N\n", "-quiet\n", "-shard i/n\n", "shard k mod n", "deploysim merge [-format text|json] FILE...",
+		"limits: scenario file 2 MiB, 50000 replicas per Deployment, 1000 seeds per sweep combination, 10000 runs per sweep, 100000 trace frames"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)
 		}
