@@ -5,9 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"sigs.k8s.io/yaml"
 )
 
 const sweepSpec = "maxSurge=0,1,25%;maxUnavailable=1,25%"
@@ -230,4 +235,58 @@ func TestProgress(t *testing.T) {
 	}
 	var nilp *progress
 	nilp.stop(t0) // -quiet or not a terminal
+}
+
+// TestSweepJobManifest: examples/sweep-job.yaml is an Indexed Job whose
+// completions match the n of -shard; its pods' command lines, run here
+// for every index on the nginx scenario, merge into the unsharded table.
+func TestSweepJobManifest(t *testing.T) {
+	src, err := os.ReadFile("../../../examples/sweep-job.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job batchv1.Job
+	if err := yaml.UnmarshalStrict(src, &job); err != nil {
+		t.Fatal(err)
+	}
+	spec := job.Spec
+	if spec.CompletionMode == nil || *spec.CompletionMode != batchv1.IndexedCompletion || spec.Completions == nil {
+		t.Fatalf("not an Indexed Job with completions: %+v", spec)
+	}
+	n := int(*spec.Completions)
+	args := spec.Template.Spec.Containers[0].Args
+	const index = "$(JOB_COMPLETION_INDEX)"
+	if !slices.Contains(args, index+"/"+strconv.Itoa(n)) {
+		t.Fatalf("args %q lack -shard %s/%d (spec.completions)", args, index, n)
+	}
+	dir := t.TempDir()
+	var files []string
+	for i := range n {
+		var a []string
+		for _, arg := range args {
+			arg = strings.ReplaceAll(arg, index, strconv.Itoa(i))
+			if arg == "/scenario/scenario.yaml" {
+				arg = nginx
+			}
+			a = append(a, arg)
+		}
+		code, out, errs := runOut(a...)
+		if code != 0 {
+			t.Fatalf("pod %d: %q: exit %d: %s", i, a, code, errs)
+		}
+		f := filepath.Join(dir, fmt.Sprintf("deploysim-sweep-%d-x.json", i))
+		if err := os.WriteFile(f, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	whole := slices.DeleteFunc(slices.Clone(args), func(s string) bool {
+		return strings.HasPrefix(s, index) || s == "-shard" || s == "-format" || s == "json"
+	})
+	whole[len(whole)-1] = nginx
+	_, want, _ := runOut(whole...)
+	code, got, errs := runOut(append([]string{"merge"}, files...)...)
+	if code != 0 || got != want || !strings.HasPrefix(want, "scenario nginx-rolling-update") {
+		t.Errorf("merge: exit %d %s\n%s\nwant (%q)\n%s", code, errs, got, whole, want)
+	}
 }
