@@ -140,6 +140,29 @@
 //
 //	func TestSurgeBound(t *testing.T) { rapid.Check(t, surgeBound) }
 //
+// # Sweeps
+//
+// [Sweep] runs a scenario for every combination of swept maxSurge and
+// maxUnavailable values ([ParseSweep]) and every seed, and condenses each
+// combination's runs into a [SweepRow] ([DescribeSweep] prints the
+// table); with no parameters it runs the scenario as written over the
+// seeds. [RunSweep] runs the same sweep on [SweepConfig].Parallel
+// goroutines (default GOMAXPROCS; the engine itself has none: each run is
+// a sequential simulation of its own) and returns a [SweepReport]: the
+// runs are placed by number, so the report, and the table, are the same
+// byte for byte for every degree of parallelism.
+//
+// A sweep can also be split across machines. Its runs are numbered from
+// 0 in table order (run k is combination k / S with the (k mod S)-th seed,
+// S seeds), and [Shard] i/n holds the runs with k mod n = i. Each
+// machine's report ([SweepReport.JSON]) holds its runs; [MergeSweeps]
+// checks that the reports are the n shards of one sweep (same scenario
+// digest, sweep, seeds, time limit) and returns the report of the whole,
+// identical to the one a single machine computes. deploysim exposes this
+// as -parallel, -quiet (no progress line), -shard i/n with -format json,
+// and the merge subcommand; examples/sweep-job.yaml runs the shards as a
+// Kubernetes Indexed Job.
+//
 // # Limits
 //
 // So that a run's memory and time stay bounded, [ParseScenario] refuses

@@ -85,26 +85,58 @@ func ParseSweep(spec string) ([]SweepParam, error) {
 
 // SweepRow is the outcome of one combination over several seeds.
 type SweepRow struct {
-	Params    string
-	Err       string
-	Runs      int
-	Completed int
-	// Means over the runs (time to complete over completed runs only).
-	TimeToComplete time.Duration
-	ScalingSteps   float64
-	PeakPods       int
-	MinAvailable   int32
-	Below          time.Duration
+	// Params names the combination ("maxSurge=1 maxUnavailable=0").
+	Params string `json:"params"`
+	// Err is the error of the combination's first failed run, by seed
+	// order; the counts and means cover the runs before it.
+	Err       string `json:"error,omitempty"`
+	Runs      int    `json:"runs"`
+	Completed int    `json:"completed"`
+	// Means over the runs (time to complete over completed runs only);
+	// durations in nanoseconds in JSON.
+	TimeToComplete time.Duration `json:"timeToComplete"`
+	ScalingSteps   float64       `json:"scalingSteps"`
+	// PeakPods is the largest over the runs, MinAvailable the smallest
+	// (-1 without a run).
+	PeakPods     int           `json:"peakPods"`
+	MinAvailable int32         `json:"minAvailable"`
+	Below        time.Duration `json:"belowMinAvailable"`
 }
 
 // Sweep runs sc for every combination of the parameters (applied to every
-// Deployment of the scenario, at load and in apply steps) and every seed.
-// Before running anything it refuses more than [MaxSweepSeeds] seeds, more
-// than [MaxSweepRuns] runs, and a combination the API server would refuse
-// for one of the Deployments (such as maxSurge=0 with maxUnavailable=0);
-// the error names the combination. A run that fails is reported in its
-// row.
+// Deployment of the scenario, at load and in apply steps) and every seed,
+// one run after the other, and returns a row per combination in the order
+// of the parameters' values (the last parameter varies fastest). With no
+// parameters it runs the scenario as written, in one row labelled
+// [SweepAsWritten]. Before running anything it refuses more than
+// [MaxSweepSeeds] seeds, more than [MaxSweepRuns] runs, and a combination
+// the API server would refuse for one of the Deployments (such as
+// maxSurge=0 with maxUnavailable=0); the error names the combination. A
+// run that fails is reported in its row. [RunSweep] runs the same sweep on
+// several goroutines, or a shard of it, with the same rows.
 func Sweep(sc *Scenario, params []SweepParam, seeds []uint64, o Options) ([]SweepRow, error) {
+	r, err := RunSweep(sc, params, seeds, o, SweepConfig{Parallel: 1})
+	if err != nil {
+		return nil, err
+	}
+	return r.Rows, nil
+}
+
+// SweepAsWritten labels the row of a sweep without parameters: the
+// scenario's own strategies over several seeds.
+const SweepAsWritten = "as written"
+
+// sweepSpace is a validated sweep: the scenario variant and the name of
+// each combination, and the seeds. Run k (from 0) is combination
+// k / len(seeds) with seed seeds[k % len(seeds)].
+type sweepSpace struct {
+	spec     string
+	names    []string
+	variants []*Scenario
+	seeds    []uint64
+}
+
+func newSweepSpace(sc *Scenario, params []SweepParam, seeds []uint64) (*sweepSpace, error) {
 	if len(seeds) == 0 {
 		return nil, fmt.Errorf("sweep: no seeds")
 	}
@@ -118,6 +150,12 @@ func Sweep(sc *Scenario, params []SweepParam, seeds []uint64, o Options) ([]Swee
 			return nil, fmt.Errorf("sweep: more than %d runs (combinations × seeds; sim.MaxSweepRuns)", MaxSweepRuns)
 		}
 	}
+	sp := &sweepSpace{spec: formatSweep(params), seeds: slices.Clone(seeds)}
+	if len(params) == 0 {
+		sp.names = []string{SweepAsWritten}
+		sp.variants = []*Scenario{sc}
+		return sp, nil
+	}
 	combos := [][]intstr.IntOrString{{}}
 	for _, p := range params {
 		var next [][]intstr.IntOrString
@@ -128,36 +166,71 @@ func Sweep(sc *Scenario, params []SweepParam, seeds []uint64, o Options) ([]Swee
 		}
 		combos = next
 	}
-	variants := make([]*Scenario, len(combos))
-	names := make([]string, len(combos))
+	sp.variants = make([]*Scenario, len(combos))
+	sp.names = make([]string, len(combos))
 	for j, c := range combos {
 		var parts []string
 		for i, p := range params {
 			parts = append(parts, p.Name+"="+c[i].String())
 		}
-		names[j] = strings.Join(parts, " ")
-		variants[j] = sc.withStrategy(params, c)
-		if err := variants[j].validStrategies(); err != nil {
-			return nil, fmt.Errorf("sweep %s: %w", names[j], err)
+		sp.names[j] = strings.Join(parts, " ")
+		sp.variants[j] = sc.withStrategy(params, c)
+		if err := sp.variants[j].validStrategies(); err != nil {
+			return nil, fmt.Errorf("sweep %s: %w", sp.names[j], err)
 		}
 	}
-	var rows []SweepRow
-	for j := range combos {
-		row := SweepRow{Params: names[j], MinAvailable: -1}
-		variant := variants[j]
+	return sp, nil
+}
+
+// formatSweep is the canonical form of a parsed sweep, as [ParseSweep]
+// reads it: "maxSurge=0,1;maxUnavailable=25%".
+func formatSweep(params []SweepParam) string {
+	var parts []string
+	for _, p := range params {
+		vals := make([]string, len(p.Values))
+		for i, v := range p.Values {
+			vals[i] = v.String()
+		}
+		parts = append(parts, p.Name+"="+strings.Join(vals, ","))
+	}
+	return strings.Join(parts, ";")
+}
+
+// runs is the number of runs of the whole space.
+func (sp *sweepSpace) runs() int { return len(sp.names) * len(sp.seeds) }
+
+// run runs run k without a trace.
+func (sp *sweepSpace) run(k int, o Options) SweepRun {
+	seed := sp.seeds[k%len(sp.seeds)]
+	r := SweepRun{Combination: k / len(sp.seeds), Seed: seed}
+	o.Seed = &seed
+	o.NoTrace = true
+	res, err := Run(sp.variants[r.Combination], o)
+	if err != nil {
+		r.Err = err.Error()
+		return r
+	}
+	r.Summary = &res.Summary
+	return r
+}
+
+// sweepRows condenses the runs of every combination, in seed order. A
+// combination's row stops at its first failed run (by seed order): Err is
+// that run's error and the counts cover the runs before it. runs holds
+// every run of the space, in run order.
+func sweepRows(names []string, nseeds int, runs []SweepRun) []SweepRow {
+	rows := make([]SweepRow, 0, len(names))
+	for j, name := range names {
+		row := SweepRow{Params: name, MinAvailable: -1}
 		var total, below time.Duration
 		var steps int
-		for _, seed := range seeds {
-			o := o
-			o.Seed = &seed
-			o.NoTrace = true
-			res, err := Run(variant, o)
-			if err != nil {
-				row.Err = err.Error()
+		for _, r := range runs[j*nseeds : (j+1)*nseeds] {
+			if r.Err != "" {
+				row.Err = r.Err
 				break
 			}
 			row.Runs++
-			sm := res.Summary
+			sm := r.Summary
 			if sm.Completed {
 				row.Completed++
 				total += sm.TimeToComplete
@@ -178,7 +251,7 @@ func Sweep(sc *Scenario, params []SweepParam, seeds []uint64, o Options) ([]Swee
 		}
 		rows = append(rows, row)
 	}
-	return rows, nil
+	return rows
 }
 
 // withStrategy returns a copy of sc whose Deployments use the swept values.

@@ -2,6 +2,7 @@
 // simulator and prints its trace and summary.
 //
 //	deploysim [flags] SCENARIO.yaml [flags]
+//	deploysim merge [-format F] FILE...
 //
 // Flags (before or after the file name):
 //
@@ -14,7 +15,32 @@
 //	               with fewer available pods than replicas and nothing in flight
 //	-sweep SPEC    e.g. 'maxSurge=0,1,25%;maxUnavailable=0,10%': run every
 //	               combination over -seeds seeds and print a table
-//	-seeds N       number of seeds per sweep combination (default 5)
+//	-seeds N       number of seeds per sweep combination (default 5); without
+//	               -sweep, run the scenario as written over N seeds (seeds
+//	               -seed, -seed+1, …) and print the same table in one row
+//	-parallel N    runs of -sweep or -seeds carried out at once (default 0:
+//	               GOMAXPROCS; 1: one after the other); the output is the
+//	               same for every N
+//	-quiet         no progress line on stderr (it is shown only when stderr
+//	               is a terminal and the runs take more than 2 s)
+//	-shard i/n     carry out only shard i of n (0 ≤ i < n) of a -sweep or
+//	               -seeds run and print its runs as JSON (needs -format json)
+//	               for deploysim merge: run k, numbered from 0 in table order
+//	               (combination k / seeds, seed number k mod seeds), belongs to
+//	               shard k mod n
+//
+// With -format json, -sweep and -seeds print a report (sim.SweepReport):
+// the scenario's name and SHA-256, the sweep, the seeds, the shard, every
+// run's summary and, unsharded, the table's rows.
+//
+// deploysim merge reads the -format json reports of the n shards of one
+// sweep (in any order; a file may hold several reports one after the
+// other) and prints exactly what the sweep run on one machine prints: the
+// table (text, the default) or the report (-format json). It refuses
+// reports of different scenario files, sweeps, seeds, time limits or shard
+// counts, a shard given twice or missing, and an empty file, naming the
+// file. examples/sweep-job.yaml runs the shards as a Kubernetes Indexed
+// Job.
 //
 // Limits, so that a run's memory and time stay bounded: a scenario file of
 // at most 2 MiB ([sim.MaxScenarioBytes]), at most 50,000 replicas per
@@ -28,6 +54,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -38,6 +66,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/sim"
+	"golang.org/x/term"
 )
 
 func main() {
@@ -87,7 +116,31 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// maxParallel bounds -parallel: every run in flight holds a simulated
+// cluster in memory.
+const maxParallel = 256
+
+// options are the command line of a run.
+type options struct {
+	files    []string
+	set      map[string]bool
+	until    time.Duration
+	format   string
+	svg      string
+	sweep    string
+	seeds    int
+	parallel int
+	shard    string
+	quiet    bool
+}
+
+// multi reports whether the command line asks for many runs and a table.
+func (o *options) multi() bool { return o.sweep != "" || o.set["seeds"] }
+
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return runMerge(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("deploysim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var seed seedFlag
@@ -96,10 +149,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	svg := fs.String("svg", "", "write an SVG chart to this file")
 	check := fs.Bool("check", false, "check invariants and exit 1 on a violation")
+	fullStops := fs.Bool("full-stops", false, "show each requeued sync with the planner's full text")
 	sweep := fs.String("sweep", "", "strategy sweep, e.g. 'maxSurge=0,1,25%;maxUnavailable=0,10%'")
-	seeds := fs.Int("seeds", 5, fmt.Sprintf("seeds per sweep combination, 1 to %d", sim.MaxSweepSeeds))
+	seeds := fs.Int("seeds", 5, fmt.Sprintf("seeds per sweep combination, 1 to %d; without -sweep, run the scenario as written over this many seeds", sim.MaxSweepSeeds))
+	parallel := fs.Int("parallel", 0, fmt.Sprintf("carry out `N` runs of -sweep or -seeds at once, 0 (GOMAXPROCS) to %d; 1 runs them one after the other; the output is the same for every N", maxParallel))
+	quiet := fs.Bool("quiet", false, "no progress line on stderr (shown only on a terminal, for runs over 2 s)")
+	shard := fs.String("shard", "", "carry out only shard `i/n` (i of n, from 0) of -sweep or -seeds, for deploysim merge (needs -format json): run k, numbered from 0 in table order, is in shard k mod n")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: deploysim [flags] SCENARIO.yaml [flags]")
+		fmt.Fprintln(stderr, "       deploysim merge [-format text|json] FILE...   (merge the -format json output of the shards of a sweep)")
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "limits: scenario file %d MiB, %d replicas per Deployment, %d seeds per sweep combination, %d runs per sweep, %d trace frames (the first ones and the last are kept)\n",
 			sim.MaxScenarioBytes>>20, sim.MaxReplicas, sim.MaxSweepSeeds, sim.MaxSweepRuns, sim.MaxTraceFrames)
@@ -111,7 +169,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2 // the flag package printed the error and the usage
 	}
-	if err := checkFlags(fs, files, *until, *format, *seeds); err != nil {
+	o := &options{files: files, set: map[string]bool{}, until: *until, format: *format, svg: *svg,
+		sweep: *sweep, seeds: *seeds, parallel: *parallel, shard: *shard, quiet: *quiet}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	sh, err := checkFlags(o)
+	if err != nil {
 		fmt.Fprintf(stderr, "deploysim: %v\n", err)
 		if len(files) == 0 {
 			fs.Usage()
@@ -130,7 +192,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	opts := sim.Options{Until: *until, Check: *check}
+	opts := sim.Options{Until: *until, Check: *check, FullStops: *fullStops}
 	if seed.set {
 		opts.Seed = &seed.v
 	}
@@ -140,8 +202,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	if params != nil {
-		return runSweep(sc, params, opts, *seeds, stdout, stderr)
+	if o.multi() {
+		return runSweep(sc, params, opts, o, sh, stdout, stderr)
 	}
 	res, err := sim.Run(sc, opts)
 	if err != nil {
@@ -178,54 +240,198 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // checkFlags checks what the flag package cannot: the number of files and
-// the flags' ranges, before anything runs.
-func checkFlags(fs *flag.FlagSet, files []string, until time.Duration, format string, seeds int) error {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+// the flags' ranges and combinations, before anything runs. It returns
+// the parsed -shard.
+func checkFlags(o *options) (sim.Shard, error) {
 	var errs []error
-	switch len(files) {
+	switch len(o.files) {
 	case 0:
 		errs = append(errs, errors.New("no scenario file"))
 	case 1:
 	default:
-		errs = append(errs, fmt.Errorf("want one scenario file, got %d: %s", len(files), strings.Join(files, " ")))
+		errs = append(errs, fmt.Errorf("want one scenario file, got %d: %s", len(o.files), strings.Join(o.files, " ")))
 	}
-	if set["until"] && until <= 0 {
-		errs = append(errs, fmt.Errorf("-until %s: must be positive", until))
+	if o.set["until"] && o.until <= 0 {
+		errs = append(errs, fmt.Errorf("-until %s: must be positive", o.until))
 	}
-	if format != "text" && format != "json" {
-		errs = append(errs, fmt.Errorf("-format %q: unknown format (want text or json)", format))
+	if err := checkFormat(o.format); err != nil {
+		errs = append(errs, err)
 	}
-	if seeds < 1 || seeds > sim.MaxSweepSeeds {
-		errs = append(errs, fmt.Errorf("-seeds %d: want 1 to %d (sim.MaxSweepSeeds)", seeds, sim.MaxSweepSeeds))
+	if o.seeds < 1 || o.seeds > sim.MaxSweepSeeds {
+		errs = append(errs, fmt.Errorf("-seeds %d: want 1 to %d (sim.MaxSweepSeeds)", o.seeds, sim.MaxSweepSeeds))
 	}
-	return errors.Join(errs...)
+	if o.parallel < 0 || o.parallel > maxParallel {
+		errs = append(errs, fmt.Errorf("-parallel %d: want 0 (GOMAXPROCS) to %d", o.parallel, maxParallel))
+	}
+	var sh sim.Shard
+	if o.set["shard"] {
+		var err error
+		switch sh, err = sim.ParseShard(o.shard); {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("-shard %v", err))
+		case !o.multi():
+			errs = append(errs, fmt.Errorf("-shard %s: shards split the runs of -sweep or -seeds; give one of them", o.shard))
+		case o.format != "json":
+			errs = append(errs, fmt.Errorf("-shard %s: a shard prints its runs for deploysim merge; add -format json", o.shard))
+		}
+	}
+	if o.svg != "" && o.multi() {
+		errs = append(errs, fmt.Errorf("-svg %s: draws a single run; not with -sweep or -seeds", o.svg))
+	}
+	return sh, errors.Join(errs...)
 }
 
-// runSweep runs a sweep and prints its table; a run that failed makes the
-// exit status 1.
-func runSweep(sc *sim.Scenario, params []sim.SweepParam, opts sim.Options, n int, stdout, stderr io.Writer) int {
+func checkFormat(format string) error {
+	if format != "text" && format != "json" {
+		return fmt.Errorf("-format %q: unknown format (want text or json)", format)
+	}
+	return nil
+}
+
+// runSweep runs a sweep, or the scenario over several seeds, and prints
+// its table or its report; a run that failed makes the exit status 1.
+func runSweep(sc *sim.Scenario, params []sim.SweepParam, opts sim.Options, o *options, sh sim.Shard, stdout, stderr io.Writer) int {
+	data, err := os.ReadFile(o.files[0])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
 	base := sc.Seed
 	if opts.Seed != nil {
 		base = *opts.Seed
 	}
-	ss := make([]uint64, n)
+	ss := make([]uint64, o.seeds)
 	for i := range ss {
 		ss[i] = base + uint64(i)
 	}
-	rows, err := sim.Sweep(sc, params, ss, opts)
+	cfg := sim.SweepConfig{Parallel: o.parallel, Shard: sh}
+	var p *progress
+	if !o.quiet && isTerminal(stderr) {
+		start := time.Now() // before the ticker, so that tick n shows n s
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		p = startProgress(stderr, start, t.C)
+		cfg.Progress = p.set
+	}
+	r, err := sim.RunSweep(sc, params, ss, opts, cfg)
+	p.stop(time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "deploysim: -sweep: %v\n", err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "scenario %s, seeds %d..%d\n", sc.Name, ss[0], ss[len(ss)-1])
-	fmt.Fprint(stdout, sim.DescribeSweep(rows))
+	sum := sha256.Sum256(data)
+	r.Digest = hex.EncodeToString(sum[:])
+	return printReport(r, o.format, stdout, stderr)
+}
+
+// printReport prints a report as its table (text) or as JSON, and the
+// failed runs' errors on stderr (exit status 1).
+func printReport(r *sim.SweepReport, format string, stdout, stderr io.Writer) int {
+	if format == "json" {
+		b, err := r.JSON()
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		stdout.Write(b)
+	} else {
+		fmt.Fprintf(stdout, "scenario %s, seeds %d..%d\n", r.Scenario, r.Seeds[0], r.Seeds[len(r.Seeds)-1])
+		fmt.Fprint(stdout, sim.DescribeSweep(r.Rows))
+	}
 	code := 0
-	for _, r := range rows {
-		if r.Err != "" {
-			fmt.Fprintf(stderr, "sweep %s: %s\n", r.Params, r.Err)
+	for _, row := range r.Rows {
+		if row.Err != "" {
+			fmt.Fprintf(stderr, "sweep %s: %s\n", row.Params, row.Err)
+			code = 1
+		}
+	}
+	for _, run := range r.Runs {
+		if r.Rows == nil && run.Err != "" {
+			fmt.Fprintf(stderr, "sweep %s seed %d: %s\n", r.Combinations[run.Combination], run.Seed, run.Err)
 			code = 1
 		}
 	}
 	return code
+}
+
+// runMerge is deploysim merge: it merges the -format json reports of the
+// shards of one sweep and prints the table or the report of the whole.
+func runMerge(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("deploysim merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "output format: text (the table) or json (the report)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: deploysim merge [-format text|json] FILE...")
+		fmt.Fprintln(stderr, "merges the -format json output of the n shards (-shard i/n) of one sweep into what the sweep prints on one machine")
+		fs.PrintDefaults()
+	}
+	files, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	if err := checkFormat(*format); err != nil {
+		fmt.Fprintf(stderr, "deploysim merge: %v\n", err)
+		return 2
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "deploysim merge: no files (want the -format json output of every shard)")
+		fs.Usage()
+		return 2
+	}
+	var reports []*sim.SweepReport
+	var names []string
+	for _, f := range files {
+		data, err := readReportFile(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "deploysim merge: %v\n", err)
+			return 1
+		}
+		rs, err := sim.ParseSweepReports(data)
+		if err != nil {
+			fmt.Fprintf(stderr, "deploysim merge: %s: %v\n", f, err)
+			return 1
+		}
+		for i, r := range rs {
+			reports = append(reports, r)
+			if len(rs) == 1 {
+				names = append(names, f)
+			} else {
+				names = append(names, fmt.Sprintf("%s (report %d)", f, i+1))
+			}
+		}
+	}
+	r, err := sim.MergeSweeps(reports, names)
+	if err != nil {
+		fmt.Fprintf(stderr, "deploysim merge: %v\n", err)
+		return 1
+	}
+	return printReport(r, *format, stdout, stderr)
+}
+
+// maxReportBytes bounds a report file: 10,000 runs take about 2.5 MB.
+const maxReportBytes = 64 << 20
+
+func readReportFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxReportBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > maxReportBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB: not the report of a sweep", name, maxReportBytes>>20)
+	}
+	return data, nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

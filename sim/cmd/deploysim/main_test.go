@@ -133,7 +133,9 @@ func TestUsage(t *testing.T) {
 	if strings.Contains(help, "(default -1)") {
 		t.Errorf("-seed help shows a default of -1:\n%s", help)
 	}
-	for _, want := range []string{"-seed seed\n    \tthe run's seed, a non-negative integer (default: the scenario's)\n", "limits: scenario file 2 MiB, 50000 replicas per Deployment, 1000 seeds per sweep combination, 10000 runs per sweep, 100000 trace frames"} {
+	for _, want := range []string{"-seed seed\n    \tthe run's seed, a non-negative integer (default: the scenario's)\n",
+		"-parallel N\n", "-quiet\n", "-shard i/n\n", "shard k mod n", "deploysim merge [-format text|json] FILE...",
+		"limits: scenario file 2 MiB, 50000 replicas per Deployment, 1000 seeds per sweep combination, 10000 runs per sweep, 100000 trace frames"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)
 		}
@@ -168,5 +170,24 @@ func TestCheckWarnsStuck(t *testing.T) {
 	code := run([]string{"-check", "../../../testdata/scenarios/paused-scale-up-deleted.yaml"}, &out, &errb)
 	if code != 0 || !strings.Contains(errb.String(), "warning: stuck-below-replicas after step 5 at t=5m0s: web: ends with 0 of 3 pods available and nothing in flight; paused without a ReplicaSet that has replicas: upstream v1.37's paused-cleanup quirk") {
 		t.Errorf("exit %d, stderr:\n%s", code, errb.String())
+	}
+}
+
+// A requeued sync is one short line; -full-stops shows the planner's text.
+func TestFullStops(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		want, lack string
+	}{
+		{[]string{nginx}, "requeued: the sync's 2nd deployment write", "# sync nginx-deployment stopped:"},
+		{[]string{"-full-stops", nginx}, "# sync nginx-deployment stopped:", "requeued:"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(tc.args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errb.String())
+		}
+		if !strings.Contains(out.String(), tc.want) || strings.Contains(out.String(), tc.lack) {
+			t.Errorf("%v: want %q and no %q in the trace", tc.args, tc.want, tc.lack)
+		}
 	}
 }

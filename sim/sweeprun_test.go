@@ -1,0 +1,227 @@
+package sim
+
+import (
+	"bytes"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestRunSweepParallelIsSerial: every bundled scenario, swept and as
+// written, gives the same report (byte for byte) on 1, 2 and 5
+// goroutines; run with -race, this also shows that parallel runs share
+// nothing they write.
+func TestRunSweepParallelIsSerial(t *testing.T) {
+	files, err := filepath.Glob(scenarioDir + "/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios: %v", err)
+	}
+	params, err := ParseSweep("maxSurge=0,1;maxUnavailable=1,25%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := []uint64{3, 4, 5}
+	for _, file := range files {
+		sc, err := LoadScenario(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ps := range [][]SweepParam{nil, params} {
+			var want []byte
+			var wantErr string
+			for _, par := range []int{1, 2, 5} {
+				r, err := RunSweep(sc, ps, seeds, Options{Check: true}, SweepConfig{Parallel: par})
+				var got []byte
+				gotErr := ""
+				if err != nil {
+					gotErr = err.Error()
+				} else if got, err = r.JSON(); err != nil {
+					t.Fatal(err)
+				}
+				if par == 1 {
+					want, wantErr = got, gotErr
+					continue
+				}
+				if gotErr != wantErr || !bytes.Equal(got, want) {
+					t.Errorf("%s sweep %q: parallel %d differs from serial:\n%s%s\nvs\n%s%s", filepath.Base(file), formatSweep(ps), par, got, gotErr, want, wantErr)
+				}
+			}
+		}
+	}
+}
+
+// TestRunSweepProgress: Progress starts at 0 and counts every run once.
+func TestRunSweepProgress(t *testing.T) {
+	sc, err := LoadScenario(scenarioDir + "/nginx-rolling-update.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	r, err := RunSweep(sc, nil, []uint64{1, 2, 3, 4, 5}, Options{}, SweepConfig{Parallel: 3, Progress: func(done, total int) {
+		if total != 5 {
+			t.Errorf("total %d, want 5", total)
+		}
+		got = append(got, done)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []int{0, 1, 2, 3, 4, 5}) || len(r.Runs) != 5 {
+		t.Errorf("progress %v, %d runs", got, len(r.Runs))
+	}
+}
+
+// TestShardsPartitionRuns: the n shards of a space of any size are
+// disjoint and hold every run, round robin.
+func TestShardsPartitionRuns(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		runs := rapid.IntRange(1, 200).Draw(t, "runs")
+		n := rapid.IntRange(1, 250).Draw(t, "n")
+		owner := make([]int, runs)
+		for k := range owner {
+			owner[k] = -1
+		}
+		for i := range n {
+			sh, err := ParseShard(Shard{i, n}.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range runs {
+				if sh.Has(k) {
+					if owner[k] >= 0 {
+						t.Fatalf("run %d in shards %d and %d of %d", k, owner[k], i, n)
+					}
+					owner[k] = i
+				}
+			}
+		}
+		for k, o := range owner {
+			if o != k%n {
+				t.Fatalf("run %d in shard %d of %d, want %d", k, o, n, k%n)
+			}
+		}
+	})
+}
+
+func TestParseShard(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Shard
+		err  string
+	}{
+		{"0/1", Shard{0, 1}, ""},
+		{"3/7", Shard{3, 7}, ""},
+		{"6/7", Shard{6, 7}, ""},
+		{"7/7", Shard{}, "the shard index i must be below n (shards are numbered 0 to 6)"},
+		{"0/0", Shard{}, "the number of shards n must be at least 1"},
+		{"0/-2", Shard{}, "the number of shards n must be at least 1"},
+		{"-1/3", Shard{}, "want i/n"},
+		{"+1/3", Shard{}, "want i/n"},
+		{"1", Shard{}, "want i/n"},
+		{"1/", Shard{}, "want i/n"},
+		{"a/b", Shard{}, "want i/n"},
+		{"1/2/3", Shard{}, "want i/n"},
+		{" 1/2", Shard{}, "want i/n"},
+		{"0/10001", Shard{}, "more than 10000 shards"},
+	} {
+		got, err := ParseShard(c.in)
+		if c.err == "" && (err != nil || got != c.want) || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("ParseShard(%q) = %v, %v; want %v, %q", c.in, got, err, c.want, c.err)
+		}
+	}
+}
+
+// TestMergeSweeps: the shards of a sweep merge into the whole, in any
+// order; reports that are not the shards of one sweep are refused with
+// the name of the report.
+func TestMergeSweeps(t *testing.T) {
+	sc, err := LoadScenario(scenarioDir + "/nginx-rolling-update.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, err := ParseSweep("maxSurge=0,1,2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := []uint64{1, 2, 3}
+	shard := func(i, n int) *SweepReport {
+		r, err := RunSweep(sc, params, seeds, Options{}, SweepConfig{Shard: Shard{i, n}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	js := func(r *SweepReport) string {
+		b, err := r.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	whole := js(shard(0, 1))
+	for _, n := range []int{1, 2, 4, 9, 12} {
+		var rs []*SweepReport
+		for i := n - 1; i >= 0; i-- {
+			// Through JSON, as from files.
+			parsed, err := ParseSweepReports([]byte(js(shard(i, n))))
+			if err != nil || len(parsed) != 1 {
+				t.Fatalf("parse shard %d/%d: %v", i, n, err)
+			}
+			rs = append(rs, parsed[0])
+		}
+		m, err := MergeSweeps(rs, nil)
+		if err != nil {
+			t.Fatalf("merge of %d: %v", n, err)
+		}
+		if got := js(m); got != whole {
+			t.Errorf("merge of %d shards:\n%s\nwant\n%s", n, got, whole)
+		}
+	}
+
+	other := func(f func(r *SweepReport)) *SweepReport {
+		r := shard(1, 2)
+		f(r)
+		return r
+	}
+	for _, c := range []struct {
+		name string
+		rs   []*SweepReport
+		want string
+	}{
+		{"none", nil, "no reports to merge"},
+		{"missing", []*SweepReport{shard(0, 3), shard(2, 3)}, "shard 1/3 missing"},
+		{"twice", []*SweepReport{shard(0, 2), shard(1, 2), shard(1, 2)}, "c: shard 1/2 is also in b"},
+		{"split", []*SweepReport{shard(0, 2), shard(1, 3)}, "b: shard 1/3, of a split in 3, not 2"},
+		{"scenario", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Scenario = "other" })}, `b: scenario "other", not "nginx-rolling-update" as in a`},
+		{"digest", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Digest = "abc" })}, "b: scenario \"nginx-rolling-update\" with digest abc, not  (the scenario file changed)"},
+		{"sweep", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Sweep = "maxSurge=0" })}, `b: sweep "maxSurge=0", not "maxSurge=0,1,2"`},
+		{"seeds", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Seeds = []uint64{2, 3, 4} })}, "b: seeds 2..4, not 1..3"},
+		{"until", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Until = "1m0s" })}, "b: time limit 1m0s, not 10m0s"},
+		{"truncated", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Runs = r.Runs[1:] })}, "b: shard 1/2 holds 3 runs, want 4"},
+		{"foreign run", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Runs[0].Seed = 9 })}, "b: run 0 is combination 0 seed 9, want combination 0 seed 2"},
+		{"no summary", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Runs[0].Summary = nil })}, "b: run 0 is combination 0 seed 2, want combination 0 seed 2 with a summary or an error"},
+	} {
+		_, err := MergeSweeps(c.rs, []string{"a", "b", "c"})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestParseSweepReports(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "empty file"},
+		{" \n", "empty file"},
+		{"{", "report 1: not a sweep report"},
+		{`{"trace": []}`, `report 1: not a sweep report (want the -format json output of deploysim -sweep or -seeds): json: unknown field "trace"`},
+		{`{"version": 2}`, "report 1: version 2, want 1"},
+		{`{"version": 1} ]`, "report 2: not a sweep report"},
+	} {
+		if _, err := ParseSweepReports([]byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseSweepReports(%q) = %v, want %q", c.in, err, c.want)
+		}
+	}
+}
