@@ -43,7 +43,8 @@
 //   - the new ReplicaSet's size: [NewRSNewReplicas];
 //   - the old ReplicaSets' scale-down: [MaxScaledDown] (the budget),
 //     [CleanupUnhealthy] (unavailable pods first), [ScaleDownOld] (oldest
-//     first, keeping minAvailable);
+//     first, keeping minAvailable), or all of a RollingUpdate sync's sizing
+//     composed as Plan composes it: [RollingStep];
 //   - scaling events: [ActiveOrLatest], [IsSaturated], [Proportions];
 //   - history: [HistoryToDelete];
 //   - status: [Counts], [Complete], [Progressing], [TimedOut], [RequeueAfter].

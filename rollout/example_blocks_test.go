@@ -201,3 +201,12 @@ func ExampleParamsOf() {
 	fmt.Println(p.Strategy, surge, unavailable, *p.ProgressDeadlineSeconds, *p.RevisionHistoryLimit)
 	// Output: RollingUpdate 3 2 600 10
 }
+
+func ExampleRollingStep() {
+	p := rolling(10, "3", "2")
+	old := []rollout.ReplicaSet{{Name: "web-1", Created: t0, Replicas: 10, AvailableReplicas: 10}}
+	newRS := rollout.ReplicaSet{Name: "web-2", Created: t0.Add(time.Hour), Replicas: 3}
+	r, _ := rollout.RollingStep(p, newRS, old)
+	fmt.Println(r)
+	// Output: new replica set: total 13 already at replicas 10 + maxSurge 3; maxScaledDown 2 = all pods 13 - minAvailable 8 - unavailable new pods 3; then: web-1 10->8 (2 of 2)
+}

@@ -52,9 +52,10 @@ func (p *planner) reconcileNewReplicaSet(allRSs []*appsv1.ReplicaSet, newRS *app
 }
 
 // reconcileOldReplicaSets scales old ReplicaSets down as far as
-// availability allows: unhealthy replicas first ([CleanupUnhealthy]), then
-// healthy ones ([ScaleDownOld]), within [MaxScaledDown]. oldRSs must be the
-// caller's own slice: written ReplicaSets replace their entries.
+// availability allows: unhealthy replicas first, then healthy ones, within
+// the budget (the decision is [RollingStep]'s). oldRSs must be the caller's
+// own slice of the active old ReplicaSets: written ones replace their
+// entries.
 func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (bool, error) {
 	if sumSpec(oldRSs) == 0 {
 		return false, nil
@@ -67,29 +68,26 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 	}
 	var newVal ReplicaSet
 	countsInto(&newVal, newRS)
-	minAvailable := *p.d.Spec.Replicas - p.maxUnavailable()
-	b, overflow := budget(minAvailable, all, newVal)
-	if overflow && !p.w.opts.Quiet {
+	var buf [8]ReplicaSet
+	old := countsOf(buf[:0], oldRSs)
+	// The available pods are read before the cleanup changes the sizes
+	// (the cleaned ReplicaSets report the same status).
+	d, _ := decideOld(*p.d.Spec.Replicas-p.maxUnavailable(), all, newVal, old)
+	quiet := p.w.opts.Quiet
+	if d.budgetOverflow && !quiet {
 		p.note("the ReplicaSets' sizes add up beyond an int32; upstream computes with the wrapped sums, and so do the numbers below")
 	}
+	b := d.budget
 	if b.MaxScaledDown <= 0 {
-		if !p.w.opts.Quiet {
+		if !quiet {
 			p.note("old replica sets stay: %s", b)
 		}
 		return false, nil
 	}
-	why := ""
-	if !p.w.opts.Quiet {
-		why = b.String()
-	}
-
-	var buf [8]ReplicaSet
-	old := countsOf(buf[:0], oldRSs)
-	cleaned, cerr := CleanupUnhealthy(old, b.MaxScaledDown)
-	for _, st := range cleaned.Steps {
+	for _, st := range d.cleanup.Steps {
 		reason := ""
-		if !p.w.opts.Quiet {
-			reason = fmt.Sprintf("remove %d unhealthy replicas (spec %d, available %d); %s", st.From-st.To, st.From, old[st.Index].AvailableReplicas, why)
+		if !quiet {
+			reason = fmt.Sprintf("remove %d unhealthy replicas (spec %d, available %d); %s", st.From-st.To, st.From, old[st.Index].AvailableReplicas, b)
 		}
 		_, updated, err := p.scaleAndRecord(oldRSs[st.Index], st.To, reason)
 		if err != nil {
@@ -97,30 +95,21 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 			return false, nil
 		}
 		oldRSs[st.Index] = updated
-		old[st.Index].Replicas = st.To
 	}
-	if cerr != nil {
+	if d.cleanupStopped {
 		return false, nil
 	}
-
-	// Upstream then counts the available pods of the active old
-	// ReplicaSets and the new one only (not of old ones already at 0).
-	var available sum32
-	for i := range old {
-		available.add(old[i].AvailableReplicas)
-	}
-	available.add(newRS.Status.AvailableReplicas)
-	if available.overflow && !p.w.opts.Quiet {
+	down := d.down
+	if d.availableOverflow && !quiet {
 		p.note("the available pods add up beyond an int32; upstream compares the wrapped sum with minAvailable")
 	}
-	down, derr := scaleDownOld(minAvailable, available, old)
-	if len(down.Steps) == 0 && !p.w.opts.Quiet && down.Available <= down.MinAvailable {
+	if len(down.Steps) == 0 && !quiet && down.Available <= down.MinAvailable {
 		p.note("no healthy old replica can go: available %d <= minAvailable %d", down.Available, down.MinAvailable)
 	}
 	var scaled int32
 	for _, st := range down.Steps {
 		reason := ""
-		if !p.w.opts.Quiet {
+		if !quiet {
 			reason = fmt.Sprintf("available %d > minAvailable %d, may remove %d", down.Available, down.MinAvailable, down.Limit-scaled)
 		}
 		if _, _, err := p.scaleAndRecord(oldRSs[st.Index], st.To, reason); err != nil {
@@ -128,8 +117,8 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 		}
 		scaled += st.From - st.To
 	}
-	if derr != nil {
+	if d.downStopped {
 		return false, nil
 	}
-	return cleaned.Total+scaled > 0, nil
+	return d.cleanup.Total+scaled > 0, nil
 }
