@@ -49,7 +49,7 @@ func TestParseScenarioRefusals(t *testing.T) {
 		{"validation with line", strings.Replace(oneDeployment, "replicas: 3", "replicas: 3\n    revisionHistoryLimit: -1", 1), `line 9: field "objects[0].spec.revisionHistoryLimit": invalid value -1`},
 		{"validation of an apply step", oneDeployment + "- at: 1s\n  apply:\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: web}\n    spec:\n      replicas: 2\n", `field "steps[0].apply.spec.selector": required value`},
 		{"too many replicas", strings.Replace(oneDeployment, "replicas: 3", "replicas: 500001", 1), `line 8: field "objects[0].spec.replicas": 500001 replicas is above the simulator's limit of 50000 (sim.MaxReplicas)`},
-		{"too many replicas in all", twoDeployments(30000), `line 16: field "objects[1].spec.replicas": the Deployments of objects have 60000 replicas in all, above the simulator's limit of 50000 (sim.MaxReplicas)`},
+		{"too many replicas in all", manyDeployments(5, 45000), `line 43: field "objects[4].spec.replicas": the Deployments of objects have 225000 replicas in all, above the simulator's limit of 200000 (sim.MaxTotalReplicas)`},
 		{"scale above the limit", oneDeployment + "- at: 1s\n  scale: 60000\n", `line 18: field "steps[0].scale": 60000 replicas is above`},
 		{"step after until", oneDeployment + "- at: 1s\n  pause: true\n- at: 11m\n  resume: true\n", `line 19: field "steps[1].at": 11m0s is after the time limit (until 10m0s): the step would never run`},
 		{"step after the default until", "name: x\nsteps:\n- at: 31m\n  pause: true\n", `line 3: field "steps[0].at": 31m0s is after the time limit (until 30m0s)`},
@@ -63,11 +63,12 @@ func TestParseScenarioRefusals(t *testing.T) {
 	}
 }
 
-// twoDeployments is a scenario with two Deployments of n replicas each.
-func twoDeployments(n int) string {
+// manyDeployments is a scenario of count Deployments of n replicas each.
+func manyDeployments(count, n int) string {
 	var b strings.Builder
 	b.WriteString("name: t\nobjects:\n")
-	for _, name := range []string{"web", "api"} {
+	for i := range count {
+		name := []string{"web", "api", "db", "cache", "queue", "auth", "mail"}[i]
 		fmt.Fprintf(&b, `- apiVersion: apps/v1
   kind: Deployment
   metadata: {name: %s}

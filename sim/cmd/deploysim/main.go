@@ -44,7 +44,8 @@
 //
 // Limits, so that a run's memory and time stay bounded: a scenario file of
 // at most 2 MiB ([sim.MaxScenarioBytes]), at most 50,000 replicas per
-// Deployment ([sim.MaxReplicas]), at most 1,000 seeds per combination
+// Deployment ([sim.MaxReplicas]) and 200,000 in all ([sim.MaxTotalReplicas]),
+// at most 1,000 seeds per combination
 // ([sim.MaxSweepSeeds]) and 10,000 runs per sweep ([sim.MaxSweepRuns]); a
 // trace keeps at most 100,000 frames ([sim.MaxTraceFrames]), the first ones
 // and the last.
@@ -159,8 +160,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: deploysim [flags] SCENARIO.yaml [flags]")
 		fmt.Fprintln(stderr, "       deploysim merge [-format text|json] FILE...   (merge the -format json output of the shards of a sweep)")
 		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "limits: scenario file %d MiB, %d replicas per Deployment, %d seeds per sweep combination, %d runs per sweep, %d trace frames (the first ones and the last are kept)\n",
-			sim.MaxScenarioBytes>>20, sim.MaxReplicas, sim.MaxSweepSeeds, sim.MaxSweepRuns, sim.MaxTraceFrames)
+		fmt.Fprintf(stderr, "limits: scenario file %d MiB, %d replicas per Deployment and %d in all, %d seeds per sweep combination, %d runs per sweep, %d trace frames (the first ones and the last are kept)\n",
+			sim.MaxScenarioBytes>>20, sim.MaxReplicas, sim.MaxTotalReplicas, sim.MaxSweepSeeds, sim.MaxSweepRuns, sim.MaxTraceFrames)
 	}
 	files, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
