@@ -59,6 +59,24 @@
 // full text (Frame.Stops), and [Options].FullStops shows it in the text
 // trace too ("# sync web stopped: ...").
 //
+// # Explanations
+//
+// With [Options].Explain (deploysim -explain) the planner runs with its
+// explanations (otherwise [rollout.Options].Quiet is set, for speed), and
+// each frame records the syncs of the Deployment controller ([Sync]):
+// every write with its reason in numbers, and for a sync that wrote
+// nothing while the rollout was incomplete, why nothing moved (the plan's
+// notes, or what the rollout waits for). The text trace shows them under
+// the instant, in the order of the run ([DescribeSync]):
+//
+//	sync web: scale down web-7788479c79 from 5 to 4: available 6 > minAvailable 5, may remove 1
+//	sync web wrote nothing: old replica sets stay: maxScaledDown 0 = all pods 6 - minAvailable 5 - unavailable new pods 1
+//
+// The JSON has them in each frame's syncs, with the notes of the syncs
+// that wrote something too. The explained trace is the plain one with
+// these lines added: an instant whose only news is a sync that wrote
+// nothing adds no frame.
+//
 // # ReplicaSet controller and pods
 //
 // The ReplicaSet controller creates missing pods in slow-start batches
@@ -173,7 +191,8 @@
 // last, with a count of the others). Every refusal names the field and its
 // line, or the limit.
 //
-// Bundled scenarios live in testdata/scenarios with NAME.golden traces;
+// Bundled scenarios live in testdata/scenarios with NAME.golden traces
+// (and, for a few, NAME.explain.golden with [Options].Explain);
 // `go test ./sim` compares them and `go test ./sim -update` rewrites them.
 // The deploysim command (sim/cmd/deploysim) runs a scenario from the command
 // line, draws charts, checks invariants and sweeps strategies.

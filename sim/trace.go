@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,10 +47,53 @@ type Frame struct {
 	// Stops are the syncs that ended early and were requeued, with the
 	// planner's full explanation.
 	Stops []Stop `json:"stops,omitempty"`
+	// Syncs are the syncs of the Deployment controller with their reasons,
+	// recorded only with [Options].Explain.
+	Syncs []Sync `json:"syncs,omitempty"`
 	// Events are the events the Deployment controller recorded.
 	Events []TraceEvent `json:"events,omitempty"`
 	// Deployments is the state of every Deployment and its ReplicaSets.
 	Deployments []DeploymentRow `json:"deployments"`
+
+	// seq numbers the stops, syncs and restarts of the frame in the order
+	// of the run; the text trace merges them in that order.
+	seq int
+}
+
+// nextSeq returns the number of the next stop, sync or restart of f.
+func (f *Frame) nextSeq() int {
+	f.seq++
+	return f.seq
+}
+
+// frameItem is a line group of a frame other than a note: a stop, a sync
+// or a restart, placed after the frame's first afterNotes notes.
+type frameItem struct {
+	afterNotes, seq int
+	lines           []string
+}
+
+// items returns the frame's stops and syncs in the order of the run.
+// Frames decoded from JSON have no order among them beyond AfterNotes:
+// stops come first, then syncs.
+func (f *Frame) items(fullStops bool) []frameItem {
+	out := make([]frameItem, 0, len(f.Stops)+len(f.Syncs))
+	for i := range f.Stops {
+		st := &f.Stops[i]
+		line := DescribeStop(st)
+		if fullStops {
+			line = describeStopFull(st)
+		}
+		out = append(out, frameItem{st.AfterNotes, st.seq, []string{line}})
+	}
+	for i := range f.Syncs {
+		x := &f.Syncs[i]
+		out = append(out, frameItem{x.AfterNotes, x.seq, DescribeSync(x)})
+	}
+	slices.SortStableFunc(out, func(a, b frameItem) int {
+		return cmp.Or(cmp.Compare(a.afterNotes, b.afterNotes), cmp.Compare(a.seq, b.seq))
+	})
+	return out
 }
 
 // TraceEvent is a Kubernetes event recorded on a Deployment.
@@ -158,23 +203,21 @@ func DescribeTrace(t Trace) string {
 	return b.String()
 }
 
-// DescribeFrame renders one frame: its time, notes and stops, events and
-// the state.
+// DescribeFrame renders one frame: its time, notes, stops and syncs,
+// events and the state.
 func DescribeFrame(f *Frame) string { return describeFrame(f, false) }
 
 func describeFrame(f *Frame, fullStops bool) string {
 	var b strings.Builder
 	b.WriteString(offset(f.At))
 	b.WriteByte('\n')
-	stops := f.Stops
+	items := f.items(fullStops)
 	for i := 0; i <= len(f.Notes); i++ {
-		for len(stops) > 0 && stops[0].AfterNotes <= i {
-			if fullStops {
-				fmt.Fprintf(&b, "  %s\n", describeStopFull(&stops[0]))
-			} else {
-				fmt.Fprintf(&b, "  %s\n", DescribeStop(&stops[0]))
+		for len(items) > 0 && items[0].afterNotes <= i {
+			for _, l := range items[0].lines {
+				fmt.Fprintf(&b, "  %s\n", l)
 			}
-			stops = stops[1:]
+			items = items[1:]
 		}
 		if i < len(f.Notes) {
 			fmt.Fprintf(&b, "  # %s\n", f.Notes[i])

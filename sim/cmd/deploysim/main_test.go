@@ -191,3 +191,33 @@ func TestFullStops(t *testing.T) {
 		}
 	}
 }
+
+func TestExplain(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-explain", nginx}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{
+		"  sync nginx-deployment: scale down nginx-deployment-",
+		"  sync nginx-deployment wrote nothing: old replica sets stay: maxScaledDown 0 = all pods 4 - minAvailable 3 - unavailable new pods 1\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-explain output lacks %q", want)
+		}
+	}
+	out.Reset()
+	if code := run([]string{"-explain", "-format", "json", nginx}, &out, &errb); code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), `"syncs": [`) {
+		t.Errorf("-explain -format json has no syncs")
+	}
+	out.Reset()
+	if code := run([]string{nginx}, &out, &errb); code != 0 || strings.Contains(out.String(), "  sync ") {
+		t.Errorf("without -explain: exit %d, sync lines: %v", code, strings.Contains(out.String(), "  sync "))
+	}
+	errb.Reset()
+	if code := run([]string{"-explain", "-seeds", "2", nginx}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "-explain") {
+		t.Errorf("-explain -seeds: exit %d, stderr %q; want 2 naming -explain", code, errb.String())
+	}
+}
