@@ -105,12 +105,18 @@
 // converged run still stops. Each decision's patch is applied to the stored
 // Deployment as a merge patch (no resourceVersion precondition), a normal
 // write: a restart stamp changes the pod template, bumps generation and
-// queues the Deployment, and the rollout follows. The trace notes each
-// decision:
+// queues the Deployment, and the rollout follows. Each applied decision is
+// a [Restart] in its frame (JSON: the frame's restarts, with the action,
+// the triggering configs and checksums) and a line of its own in the text
+// trace ([DescribeRestart]); a change that updates no workload, and a
+// patch that fails, are notes:
 //
-//	# restart deployment/web: configmap/default/app-config checksum fa29c7bde74b11a2 -> 115f4ef9542df413
-//	# record checksums on deployment/web: configmap/default/app-config=fa29c7bde74b11a2
+//	restart controller: restarted deployment/web: configmap/default/app-config checksum fa29c7bde74b11a2 -> 115f4ef9542df413
+//	restart controller: recorded checksums on deployment/web: configmap/default/app-config=fa29c7bde74b11a2
 //	# restart controller: processed configmap/default/other-config: no workload to update
+//
+// The summary counts the restarts of each workload ([Summary].Restarts;
+// "restarts: web 2, api 1", most restarted first).
 //
 // Steps that drive it: editConfigMap, editSecret, apply of a ConfigMap or
 // Secret (created or replaced), deleteConfigMap, deleteSecret, and annotate

@@ -47,8 +47,8 @@ func TestExplainOnlyAddsLines(t *testing.T) {
 			if syncs == 0 {
 				t.Errorf("no sync lines in the explained trace")
 			}
-			if plain.Summary != explained.Summary {
-				t.Errorf("summary %+v, explained %+v", plain.Summary, explained.Summary)
+			if diff := cmp.Diff(plain.Summary, explained.Summary); diff != "" {
+				t.Errorf("summary differs (-plain +explained):\n%s", diff)
 			}
 		})
 	}

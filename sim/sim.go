@@ -385,7 +385,7 @@ func (s *Sim) endInstant() bool {
 		}
 		s.fillState(f)
 		state := describeState(f)
-		if len(f.Notes) > 0 || len(f.Stops) > 0 || wroteSomething(f.Syncs) || len(f.Events) > 0 || state != s.prev {
+		if len(f.Notes) > 0 || len(f.Stops) > 0 || wroteSomething(f.Syncs) || len(f.Restarts) > 0 || len(f.Events) > 0 || state != s.prev {
 			s.keepFrame(f)
 			s.prev = state
 		}

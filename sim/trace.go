@@ -50,6 +50,9 @@ type Frame struct {
 	// Syncs are the syncs of the Deployment controller with their reasons,
 	// recorded only with [Options].Explain.
 	Syncs []Sync `json:"syncs,omitempty"`
+	// Restarts are the decisions of the restart controller applied to
+	// workloads: checksums recorded, or a restart.
+	Restarts []Restart `json:"restarts,omitempty"`
 	// Events are the events the Deployment controller recorded.
 	Events []TraceEvent `json:"events,omitempty"`
 	// Deployments is the state of every Deployment and its ReplicaSets.
@@ -73,11 +76,11 @@ type frameItem struct {
 	lines           []string
 }
 
-// items returns the frame's stops and syncs in the order of the run.
-// Frames decoded from JSON have no order among them beyond AfterNotes:
-// stops come first, then syncs.
+// items returns the frame's stops, syncs and restarts in the order of the
+// run. Frames decoded from JSON have no order among them beyond
+// AfterNotes: stops come first, then syncs, then restarts.
 func (f *Frame) items(fullStops bool) []frameItem {
-	out := make([]frameItem, 0, len(f.Stops)+len(f.Syncs))
+	out := make([]frameItem, 0, len(f.Stops)+len(f.Syncs)+len(f.Restarts))
 	for i := range f.Stops {
 		st := &f.Stops[i]
 		line := DescribeStop(st)
@@ -89,6 +92,10 @@ func (f *Frame) items(fullStops bool) []frameItem {
 	for i := range f.Syncs {
 		x := &f.Syncs[i]
 		out = append(out, frameItem{x.AfterNotes, x.seq, DescribeSync(x)})
+	}
+	for i := range f.Restarts {
+		r := &f.Restarts[i]
+		out = append(out, frameItem{r.AfterNotes, r.seq, []string{DescribeRestart(r)}})
 	}
 	slices.SortStableFunc(out, func(a, b frameItem) int {
 		return cmp.Or(cmp.Compare(a.afterNotes, b.afterNotes), cmp.Compare(a.seq, b.seq))
@@ -203,8 +210,8 @@ func DescribeTrace(t Trace) string {
 	return b.String()
 }
 
-// DescribeFrame renders one frame: its time, notes, stops and syncs,
-// events and the state.
+// DescribeFrame renders one frame: its time, notes, stops, syncs and
+// restarts, events and the state.
 func DescribeFrame(f *Frame) string { return describeFrame(f, false) }
 
 func describeFrame(f *Frame, fullStops bool) string {
@@ -328,6 +335,19 @@ type Summary struct {
 	BelowMinAvailable time.Duration `json:"belowMinAvailable"`
 	// End is when the run stopped.
 	End time.Duration `json:"end"`
+	// Restarts counts the restarts of each workload by the restart
+	// controller over the whole run, most restarted first (then by name);
+	// empty when none was restarted.
+	Restarts []RestartCount `json:"restarts,omitempty"`
+}
+
+// RestartCount is how many times the restart controller restarted a
+// workload.
+type RestartCount struct {
+	// Workload is the workload's name, "NS/NAME" outside the default
+	// namespace.
+	Workload string `json:"workload"`
+	Count    int    `json:"count"`
 }
 
 // DescribeSummary renders the summary.
@@ -343,6 +363,13 @@ func DescribeSummary(s *Summary) string {
 	fmt.Fprintf(&b, "  peak pods:           %d\n", s.PeakPods)
 	fmt.Fprintf(&b, "  min available:       %d\n", s.MinAvailable)
 	fmt.Fprintf(&b, "  below minAvailable:  %s\n", s.BelowMinAvailable)
+	if len(s.Restarts) > 0 {
+		parts := make([]string, len(s.Restarts))
+		for i, r := range s.Restarts {
+			parts[i] = fmt.Sprintf("%s %d", r.Workload, r.Count)
+		}
+		fmt.Fprintf(&b, "  restarts:            %s\n", strings.Join(parts, ", "))
+	}
 	return b.String()
 }
 
@@ -365,6 +392,7 @@ type metrics struct {
 	lastBelow   bool
 	complete    bool
 	completedAt time.Duration
+	restarts    map[string]int // by workload name
 }
 
 // depMetric is what the summary needs of one Deployment.
@@ -435,6 +463,14 @@ func (m *metrics) step(s *Sim) {
 	m.below = 0
 }
 
+// restart counts a restart of the workload name.
+func (m *metrics) restart(name string) {
+	if m.restarts == nil {
+		m.restarts = map[string]int{}
+	}
+	m.restarts[name]++
+}
+
 func (m *metrics) event(e rollout.Event) {
 	if e.Reason == "ScalingReplicaSet" {
 		m.scaling++
@@ -462,6 +498,12 @@ func (m *metrics) observe(s *Sim) {
 
 func (m *metrics) summary(s *Sim) Summary {
 	out := Summary{ScalingSteps: m.scaling, PeakPods: m.peak, MinAvailable: max(m.minAvail, 0), BelowMinAvailable: m.below, End: s.now}
+	for name, n := range m.restarts {
+		out.Restarts = append(out.Restarts, RestartCount{Workload: name, Count: n})
+	}
+	slices.SortFunc(out.Restarts, func(a, b RestartCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Workload, b.Workload))
+	})
 	if m.complete && s.stepsLeft == 0 {
 		out.Completed = true
 		out.CompletedAt = m.completedAt
