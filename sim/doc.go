@@ -1,11 +1,13 @@
 // Package sim is a deterministic discrete-event simulator of a Kubernetes
 // cluster running Deployments: the in-memory shell around [rollout.Plan].
 //
-// A [Scenario] (YAML: cluster, manifests, timed steps) is run on a virtual
-// clock by [Run]; the [Result] holds a [Trace] (text with [DescribeTrace],
-// JSON with [Result.JSON]), a [Summary] for what-if comparisons and, with
-// [Options].Check, the [Violation]s of the invariants. The same scenario and
-// seed always give a byte-identical trace.
+// A [Scenario] (YAML: cluster, manifests, timed steps; every field and
+// step kind is described, with an example, in
+// testdata/scenarios/REFERENCE.md) is run on a virtual clock by [Run]; the
+// [Result] holds a [Trace] (text with [DescribeTrace], JSON with
+// [Result.JSON]), a [Summary] for what-if comparisons and, with
+// [Options].Check, the [Violation]s of the invariants. The same scenario
+// and seed always give a byte-identical trace.
 //
 // # Engine
 //

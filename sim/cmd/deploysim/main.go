@@ -4,6 +4,9 @@
 //	deploysim [flags] SCENARIO.yaml [flags]
 //	deploysim merge [-format F] FILE...
 //
+// The scenario format and these flags are described, with examples, in
+// testdata/scenarios/REFERENCE.md.
+//
 // Flags (before or after the file name):
 //
 //	-seed N        override the scenario's seed (a non-negative integer)

@@ -221,3 +221,31 @@ func TestExplain(t *testing.T) {
 		t.Errorf("-explain -seeds: exit %d, stderr %q; want 2 naming -explain", code, errb.String())
 	}
 }
+
+// TestReferenceListsFlags fails when a flag of deploysim is missing from
+// the scenario-format reference.
+func TestReferenceListsFlags(t *testing.T) {
+	ref, err := os.ReadFile("../../../testdata/scenarios/REFERENCE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"-h"}, &out, &errb); code != 0 {
+		t.Fatalf("-h: exit %d", code)
+	}
+	n := 0
+	for _, line := range strings.Split(errb.String(), "\n") {
+		if !strings.HasPrefix(line, "  -") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(line, "  "), " ")
+		name, _, _ = strings.Cut(name, "\t")
+		n++
+		if !bytes.Contains(ref, []byte("`"+name+" ")) && !bytes.Contains(ref, []byte("`"+name+"`")) {
+			t.Errorf("REFERENCE.md does not list the flag %s", name)
+		}
+	}
+	if n < 10 {
+		t.Fatalf("found %d flags in the usage:\n%s", n, errb.String())
+	}
+}
