@@ -1,11 +1,13 @@
 // Package sim is a deterministic discrete-event simulator of a Kubernetes
 // cluster running Deployments: the in-memory shell around [rollout.Plan].
 //
-// A [Scenario] (YAML: cluster, manifests, timed steps) is run on a virtual
-// clock by [Run]; the [Result] holds a [Trace] (text with [DescribeTrace],
-// JSON with [Result.JSON]), a [Summary] for what-if comparisons and, with
-// [Options].Check, the [Violation]s of the invariants. The same scenario and
-// seed always give a byte-identical trace.
+// A [Scenario] (YAML: cluster, manifests, timed steps; every field and
+// step kind is described, with an example, in
+// testdata/scenarios/REFERENCE.md) is run on a virtual clock by [Run]; the
+// [Result] holds a [Trace] (text with [DescribeTrace], JSON with
+// [Result.JSON]), a [Summary] for what-if comparisons and, with
+// [Options].Check, the [Violation]s of the invariants. The same scenario
+// and seed always give a byte-identical trace.
 //
 // # Engine
 //
@@ -59,6 +61,24 @@
 // full text (Frame.Stops), and [Options].FullStops shows it in the text
 // trace too ("# sync web stopped: ...").
 //
+// # Explanations
+//
+// With [Options].Explain (deploysim -explain) the planner runs with its
+// explanations (otherwise [rollout.Options].Quiet is set, for speed), and
+// each frame records the syncs of the Deployment controller ([Sync]):
+// every write with its reason in numbers, and for a sync that wrote
+// nothing while the rollout was incomplete, why nothing moved (the plan's
+// notes, or what the rollout waits for). The text trace shows them under
+// the instant, in the order of the run ([DescribeSync]):
+//
+//	sync web: scale down web-7788479c79 from 5 to 4: available 6 > minAvailable 5, may remove 1
+//	sync web wrote nothing: old replica sets stay: maxScaledDown 0 = all pods 6 - minAvailable 5 - unavailable new pods 1
+//
+// The JSON has them in each frame's syncs, with the notes of the syncs
+// that wrote something too. The explained trace is the plain one with
+// these lines added: an instant whose only news is a sync that wrote
+// nothing adds no frame.
+//
 // # ReplicaSet controller and pods
 //
 // The ReplicaSet controller creates missing pods in slow-start batches
@@ -87,12 +107,18 @@
 // converged run still stops. Each decision's patch is applied to the stored
 // Deployment as a merge patch (no resourceVersion precondition), a normal
 // write: a restart stamp changes the pod template, bumps generation and
-// queues the Deployment, and the rollout follows. The trace notes each
-// decision:
+// queues the Deployment, and the rollout follows. Each applied decision is
+// a [Restart] in its frame (JSON: the frame's restarts, with the action,
+// the triggering configs and checksums) and a line of its own in the text
+// trace ([DescribeRestart]); a change that updates no workload, and a
+// patch that fails, are notes:
 //
-//	# restart deployment/web: configmap/default/app-config checksum fa29c7bde74b11a2 -> 115f4ef9542df413
-//	# record checksums on deployment/web: configmap/default/app-config=fa29c7bde74b11a2
+//	restart controller: restarted deployment/web: configmap/default/app-config checksum fa29c7bde74b11a2 -> 115f4ef9542df413
+//	restart controller: recorded checksums on deployment/web: configmap/default/app-config=fa29c7bde74b11a2
 //	# restart controller: processed configmap/default/other-config: no workload to update
+//
+// The summary counts the restarts of each workload ([Summary].Restarts;
+// "restarts: web 2, api 1", most restarted first).
 //
 // Steps that drive it: editConfigMap, editSecret, apply of a ConfigMap or
 // Secret (created or replaced), deleteConfigMap, deleteSecret, and annotate
@@ -174,7 +200,8 @@
 // last, with a count of the others). Every refusal names the field and its
 // line, or the limit.
 //
-// Bundled scenarios live in testdata/scenarios with NAME.golden traces;
+// Bundled scenarios live in testdata/scenarios with NAME.golden traces
+// (and, for a few, NAME.explain.golden with [Options].Explain);
 // `go test ./sim` compares them and `go test ./sim -update` rewrites them.
 // The deploysim command (sim/cmd/deploysim) runs a scenario from the command
 // line, draws charts, checks invariants and sweeps strategies.

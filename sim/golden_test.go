@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,8 +15,13 @@ var update = flag.Bool("update", false, "rewrite the golden traces in testdata/s
 
 const scenarioDir = "../testdata/scenarios"
 
+// explainGoldens are the scenarios that also have a trace with
+// Options.Explain, NAME.explain.golden.
+var explainGoldens = []string{"crashloop-deadline-undo", "nginx-rolling-update", "surge1-unavailable0"}
+
 // TestGolden runs every bundled scenario and compares its text trace with
-// NAME.golden. Run `go test ./sim -update` to rewrite them.
+// NAME.golden, and for explainGoldens its trace with Options.Explain with
+// NAME.explain.golden. Run `go test ./sim -update` to rewrite them.
 func TestGolden(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.yaml"))
 	if err != nil {
@@ -31,25 +37,55 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Run(sc, Options{Check: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := res.Text()
-			golden := strings.TrimSuffix(file, ".yaml") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./sim -update)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("trace of %s differs (-want +got):\n%s", name, diff)
+			base := strings.TrimSuffix(file, ".yaml")
+			checkGolden(t, sc, Options{Check: true}, base+".golden")
+			if slices.Contains(explainGoldens, name) {
+				checkGolden(t, sc, Options{Check: true, Explain: true}, base+".explain.golden")
 			}
 		})
+	}
+}
+
+// TestExplainGoldensExist fails on an explain golden of a scenario that is
+// not in explainGoldens (it would never be compared) or that does not
+// exist.
+func TestExplainGoldensExist(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.explain.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if name := strings.TrimSuffix(filepath.Base(f), ".explain.golden"); !slices.Contains(explainGoldens, name) {
+			t.Errorf("%s: %s is not in explainGoldens: add it or remove the file", f, name)
+		}
+	}
+	for _, name := range explainGoldens {
+		if _, err := os.Stat(filepath.Join(scenarioDir, name+".yaml")); err != nil {
+			t.Errorf("explainGoldens: %v", err)
+		}
+	}
+}
+
+// checkGolden runs sc with o and compares its text with the file golden,
+// or rewrites the file with -update.
+func checkGolden(t *testing.T, sc *Scenario, o Options, golden string) {
+	t.Helper()
+	res, err := Run(sc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Text()
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./sim -update)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("trace %s differs (-want +got):\n%s", filepath.Base(golden), diff)
 	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -168,17 +169,116 @@ func (s *Sim) applyRestart(dec restart.Decision) {
 		fail(fmt.Sprintf("patch returned %T", obj))
 		return
 	}
-	s.note("%s", describeDecision(dec))
+	s.restarted(dec)
 	if s.checks != nil {
 		s.checks.restartDecision(old, dec)
 	}
 	s.writeDeploymentSpec(old, d)
 }
 
+// RestartAction is what a decision of the restart controller wrote.
+type RestartAction string
+
+const (
+	// RestartRolled: the pod template got a new restart stamp (and the
+	// checksums annotation its new content); a rollout follows.
+	RestartRolled RestartAction = "restart"
+	// RestartRecorded: only the checksums annotation was written (a config
+	// seen for the first time, or one no longer referenced); the pods stay.
+	RestartRecorded RestartAction = "record-checksums"
+)
+
+// Restart is a decision of the restart controller applied to a workload:
+// the annotation update, and for a restart the new pod template stamp.
+type Restart struct {
+	// Workload is "deployment/NAME", with the namespace ("deployment/NS/NAME")
+	// when it is not default.
+	Workload string `json:"workload"`
+	// Action is what was written.
+	Action RestartAction `json:"action"`
+	// Triggers are, for a restart, the configs whose checksum changed,
+	// sorted by key; none for the retry of a failed restart.
+	Triggers []RestartTrigger `json:"triggers,omitempty"`
+	// Checksums is, when only the annotation was written, its new
+	// content: config key to checksum.
+	Checksums map[string]string `json:"checksums,omitempty"`
+	// AfterNotes is the number of the frame's Notes recorded before the
+	// decision: the text trace shows it after them, in the order of the run.
+	AfterNotes int `json:"afterNotes"`
+
+	// seq orders the frame's stops, syncs and restarts (see Frame.seq).
+	seq int
+	// text is the line of the text trace.
+	text string
+}
+
+// RestartTrigger is a config whose change restarted a workload.
+type RestartTrigger struct {
+	// Config is the config's key, "configmap/NS/NAME" or "secret/NS/NAME".
+	Config string `json:"config"`
+	// Recorded is the checksum in the workload's annotation; empty when the
+	// config was newly referenced and changed again before it was recorded.
+	Recorded string `json:"recorded,omitempty"`
+	// Current is the config's checksum now.
+	Current string `json:"current"`
+	// Observations is how many writes of the config the change gathered.
+	Observations int `json:"observations"`
+}
+
+// restarted records an applied decision: a frame line of its own and, for
+// a restart, a count in the summary.
+func (s *Sim) restarted(dec restart.Decision) {
+	if dec.Restart {
+		s.met.restart(restartedName(dec))
+	}
+	if s.opts.NoTrace {
+		return
+	}
+	f := s.frame()
+	r := Restart{Workload: workloadName(dec), Action: RestartRecorded, AfterNotes: len(f.Notes), seq: f.nextSeq(), text: describeDecision(dec)}
+	if dec.Restart {
+		r.Action = RestartRolled
+		for _, t := range dec.Triggers {
+			r.Triggers = append(r.Triggers, RestartTrigger{Config: t.Config, Recorded: t.Recorded, Current: t.Current, Observations: t.Observations})
+		}
+	} else {
+		r.Checksums = maps.Clone(dec.Checksums)
+	}
+	f.Restarts = append(f.Restarts, r)
+}
+
+// DescribeRestart renders an applied decision of the restart controller
+// as one line of the text trace (without indentation):
+//
+//	restart controller: restarted deployment/web: configmap/default/app-config checksum fa29c7bde74b11a2 -> 115f4ef9542df413
+//	restart controller: recorded checksums on deployment/web: configmap/default/app-config=fa29c7bde74b11a2
+func DescribeRestart(r *Restart) string {
+	text := r.text
+	if text == "" { // decoded from JSON
+		text = describeRestartFields(r)
+	}
+	return "restart controller: " + text
+}
+
+// describeRestartFields renders r from its exported fields, as
+// describeDecision renders the decision.
+func describeRestartFields(r *Restart) string {
+	dec := restart.Decision{Restart: r.Action == RestartRolled, Checksums: r.Checksums}
+	for _, t := range r.Triggers {
+		dec.Triggers = append(dec.Triggers, restart.Trigger{Config: t.Config, Recorded: t.Recorded, Current: t.Current, Observations: t.Observations})
+	}
+	return describeDecisionOf(r.Workload, dec)
+}
+
 // describeDecision renders a decision for the trace: the configs that
 // restart the workload with their old and new checksums, or the checksums
 // recorded without a restart.
 func describeDecision(dec restart.Decision) string {
+	return describeDecisionOf(workloadName(dec), dec)
+}
+
+// describeDecisionOf is describeDecision for the workload named name.
+func describeDecisionOf(name string, dec restart.Decision) string {
 	if dec.Restart {
 		var parts []string
 		for _, t := range dec.Triggers {
@@ -191,7 +291,7 @@ func describeDecision(dec restart.Decision) string {
 		if len(parts) == 0 {
 			parts = append(parts, "retrying a failed restart")
 		}
-		return fmt.Sprintf("restart %s: %s", workloadName(dec), strings.Join(parts, ", "))
+		return fmt.Sprintf("restarted %s: %s", name, strings.Join(parts, ", "))
 	}
 	keys := make([]string, 0, len(dec.Checksums))
 	for k := range dec.Checksums {
@@ -205,7 +305,16 @@ func describeDecision(dec restart.Decision) string {
 	if len(parts) == 0 {
 		parts = append(parts, "none")
 	}
-	return fmt.Sprintf("record checksums on %s: %s", workloadName(dec), strings.Join(parts, ", "))
+	return fmt.Sprintf("recorded checksums on %s: %s", name, strings.Join(parts, ", "))
+}
+
+// restartedName names a workload in the summary: its name, with the
+// namespace ("NS/NAME") when it is not default.
+func restartedName(dec restart.Decision) string {
+	if dec.Namespace == metav1.NamespaceDefault {
+		return dec.Name
+	}
+	return dec.Namespace + "/" + dec.Name
 }
 
 // workloadName is "kind/name", with the namespace only when it is not

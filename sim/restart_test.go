@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -58,8 +59,28 @@ func TestRestartPresetXing(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := res.Text()
-	if !strings.Contains(text, "t=32s\n  # restart deployment/web: secret/default/creds checksum ") {
+	if !strings.Contains(text, "t=32s\n  restart controller: restarted deployment/web: secret/default/creds checksum ") {
 		t.Errorf("no restart at 32s:\n%s", text)
+	}
+	if !strings.Contains(text, "\n  restarts:            web 1\n") {
+		t.Errorf("the summary does not count one restart of web:\n%s", text)
+	}
+	var restarts []Restart
+	for _, f := range res.Trace.Frames {
+		restarts = append(restarts, f.Restarts...)
+	}
+	if len(restarts) != 2 || restarts[0].Action != RestartRecorded || restarts[1].Action != RestartRolled ||
+		len(restarts[1].Triggers) != 1 || restarts[1].Triggers[0].Config != "secret/default/creds" {
+		t.Errorf("restarts in the trace: %+v; want checksums recorded, then a restart for secret/default/creds", restarts)
+	}
+	b, err := res.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"action": "restart"`, `"action": "record-checksums"`, `"restarts": [`, `"workload": "web",`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s", want)
+		}
 	}
 	if len(res.Violations) > 0 {
 		t.Errorf("violations: %v", res.Violations)
@@ -126,5 +147,38 @@ func TestRestartTicksOnlyWhileWaiting(t *testing.T) {
 	}
 	if res.Stats.Events > 100 {
 		t.Errorf("%d events in %s: the restart controller keeps ticking", res.Stats.Events, res.Summary.End)
+	}
+}
+
+// TestDescribeRestartDecoded: a restart decoded from the JSON trace renders
+// as the run rendered it.
+func TestDescribeRestartDecoded(t *testing.T) {
+	sc, err := ParseScenario([]byte(restartScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range res.Trace.Frames {
+		for i := range f.Restarts {
+			b, err := json.Marshal(f.Restarts[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r Restart
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := DescribeRestart(&r), DescribeRestart(&f.Restarts[i]); got != want {
+				t.Errorf("decoded restart renders as\n%s\nwant\n%s", got, want)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no restart in the trace")
 	}
 }

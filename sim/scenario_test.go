@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -168,8 +169,8 @@ func TestTraceCap(t *testing.T) {
 	if got.Frames[2].At != full.Trace.Frames[2].At || got.Frames[3].At != full.Trace.Frames[n-1].At {
 		t.Errorf("capped trace keeps frames at %s..%s, %s; want the first ones and the last", offset(got.Frames[0].At), offset(got.Frames[2].At), offset(got.Frames[3].At))
 	}
-	if capped.Summary != full.Summary {
-		t.Errorf("summary differs: %+v vs %+v", capped.Summary, full.Summary)
+	if diff := cmp.Diff(full.Summary, capped.Summary); diff != "" {
+		t.Errorf("summary differs (-full +capped):\n%s", diff)
 	}
 	if txt := capped.Text(); !strings.Contains(txt, "frames not kept: a trace keeps at most 100000 (sim.MaxTraceFrames)") {
 		t.Errorf("text lacks the truncation line:\n%s", txt)

@@ -20,8 +20,17 @@ type Options struct {
 	// Until, when positive, replaces the scenario's time limit.
 	Until time.Duration
 	// Plan is passed to [rollout.PlanWith] on every sync, with Quiet set
-	// (the simulator never reads explanations).
+	// unless Explain is (the explanations cost time and only Explain reads
+	// them).
 	Plan rollout.Options
+	// Explain plans with explanations and records, in each frame, every
+	// sync of the Deployment controller that wrote something, with each
+	// write's reason in numbers, and every sync that wrote nothing while
+	// its Deployment's rollout was incomplete, with the plan's notes on
+	// why nothing moved ([Frame].Syncs). An instant whose only news is a
+	// sync that wrote nothing (a retry, a timed requeue) adds no frame.
+	// Off by default: a run with it plans more slowly.
+	Explain bool
 	// NoTrace skips building the trace (frames); the summary is still
 	// computed. Benchmarks use it.
 	NoTrace bool
@@ -337,7 +346,7 @@ func (s *Sim) stopped(name string, res *rollout.Result) {
 		return
 	}
 	f := s.frame()
-	st := Stop{Deployment: name, Kind: classifyStop(res.Stop), Text: res.Stop, AfterNotes: len(f.Notes)}
+	st := Stop{Deployment: name, Kind: classifyStop(res.Stop), Text: res.Stop, AfterNotes: len(f.Notes), seq: f.nextSeq()}
 	if st.Kind == StopStaleDeployment {
 		for _, a := range res.Actions {
 			switch a := a.(type) {
@@ -376,7 +385,7 @@ func (s *Sim) endInstant() bool {
 		}
 		s.fillState(f)
 		state := describeState(f)
-		if len(f.Notes) > 0 || len(f.Stops) > 0 || len(f.Events) > 0 || state != s.prev {
+		if len(f.Notes) > 0 || len(f.Stops) > 0 || wroteSomething(f.Syncs) || len(f.Restarts) > 0 || len(f.Events) > 0 || state != s.prev {
 			s.keepFrame(f)
 			s.prev = state
 		}
@@ -451,9 +460,9 @@ func (s *Sim) syncDeployment(k *wqItem) {
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
 		snap.Pods = s.podsOf(d)
 	}
-	// The simulator never reads explanations: skip building them.
+	// Only Explain reads the explanations: otherwise skip building them.
 	planOpts := s.opts.Plan
-	planOpts.Quiet = true
+	planOpts.Quiet = !s.opts.Explain
 	if s.planned != nil {
 		s.planned(snap)
 	}
@@ -469,6 +478,7 @@ func (s *Sim) syncDeployment(k *wqItem) {
 			before = s.checks.capture(d.Namespace, d.Name)
 		}
 		if err := s.apply(a); err != nil {
+			s.explainSync(d, res, i)
 			// upstream recorded the events that precede the failed write
 			s.recordEvents(d.Name, res.Events, i)
 			s.note("sync %s: action %d of %d (%s) failed: %v", d.Name, i+1, len(res.Actions), actionName(a), err)
@@ -479,6 +489,7 @@ func (s *Sim) syncDeployment(k *wqItem) {
 			s.checks.afterAction(before, a, s.checks.capture(d.Namespace, d.Name))
 		}
 	}
+	s.explainSync(d, res, len(res.Actions))
 	s.recordEvents(d.Name, res.Events, len(res.Actions))
 	if res.Stop != "" {
 		s.stopped(d.Name, res)

@@ -50,6 +50,9 @@ type Stop struct {
 	// AfterNotes is the number of the frame's Notes recorded before the
 	// stop: the text trace shows it after them, in the order of the run.
 	AfterNotes int `json:"afterNotes"`
+
+	// seq orders the frame's stops, syncs and restarts (see Frame.seq).
+	seq int
 }
 
 // The texts of rollout's Stop, by kind (rollout/world.go writeDeployment

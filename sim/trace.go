@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,10 +47,60 @@ type Frame struct {
 	// Stops are the syncs that ended early and were requeued, with the
 	// planner's full explanation.
 	Stops []Stop `json:"stops,omitempty"`
+	// Syncs are the syncs of the Deployment controller with their reasons,
+	// recorded only with [Options].Explain.
+	Syncs []Sync `json:"syncs,omitempty"`
+	// Restarts are the decisions of the restart controller applied to
+	// workloads: checksums recorded, or a restart.
+	Restarts []Restart `json:"restarts,omitempty"`
 	// Events are the events the Deployment controller recorded.
 	Events []TraceEvent `json:"events,omitempty"`
 	// Deployments is the state of every Deployment and its ReplicaSets.
 	Deployments []DeploymentRow `json:"deployments"`
+
+	// seq numbers the stops, syncs and restarts of the frame in the order
+	// of the run; the text trace merges them in that order.
+	seq int
+}
+
+// nextSeq returns the number of the next stop, sync or restart of f.
+func (f *Frame) nextSeq() int {
+	f.seq++
+	return f.seq
+}
+
+// frameItem is a line group of a frame other than a note: a stop, a sync
+// or a restart, placed after the frame's first afterNotes notes.
+type frameItem struct {
+	afterNotes, seq int
+	lines           []string
+}
+
+// items returns the frame's stops, syncs and restarts in the order of the
+// run. Frames decoded from JSON have no order among them beyond
+// AfterNotes: stops come first, then syncs, then restarts.
+func (f *Frame) items(fullStops bool) []frameItem {
+	out := make([]frameItem, 0, len(f.Stops)+len(f.Syncs)+len(f.Restarts))
+	for i := range f.Stops {
+		st := &f.Stops[i]
+		line := DescribeStop(st)
+		if fullStops {
+			line = describeStopFull(st)
+		}
+		out = append(out, frameItem{st.AfterNotes, st.seq, []string{line}})
+	}
+	for i := range f.Syncs {
+		x := &f.Syncs[i]
+		out = append(out, frameItem{x.AfterNotes, x.seq, DescribeSync(x)})
+	}
+	for i := range f.Restarts {
+		r := &f.Restarts[i]
+		out = append(out, frameItem{r.AfterNotes, r.seq, []string{DescribeRestart(r)}})
+	}
+	slices.SortStableFunc(out, func(a, b frameItem) int {
+		return cmp.Or(cmp.Compare(a.afterNotes, b.afterNotes), cmp.Compare(a.seq, b.seq))
+	})
+	return out
 }
 
 // TraceEvent is a Kubernetes event recorded on a Deployment.
@@ -158,23 +210,21 @@ func DescribeTrace(t Trace) string {
 	return b.String()
 }
 
-// DescribeFrame renders one frame: its time, notes and stops, events and
-// the state.
+// DescribeFrame renders one frame: its time, notes, stops, syncs and
+// restarts, events and the state.
 func DescribeFrame(f *Frame) string { return describeFrame(f, false) }
 
 func describeFrame(f *Frame, fullStops bool) string {
 	var b strings.Builder
 	b.WriteString(offset(f.At))
 	b.WriteByte('\n')
-	stops := f.Stops
+	items := f.items(fullStops)
 	for i := 0; i <= len(f.Notes); i++ {
-		for len(stops) > 0 && stops[0].AfterNotes <= i {
-			if fullStops {
-				fmt.Fprintf(&b, "  %s\n", describeStopFull(&stops[0]))
-			} else {
-				fmt.Fprintf(&b, "  %s\n", DescribeStop(&stops[0]))
+		for len(items) > 0 && items[0].afterNotes <= i {
+			for _, l := range items[0].lines {
+				fmt.Fprintf(&b, "  %s\n", l)
 			}
-			stops = stops[1:]
+			items = items[1:]
 		}
 		if i < len(f.Notes) {
 			fmt.Fprintf(&b, "  # %s\n", f.Notes[i])
@@ -285,6 +335,19 @@ type Summary struct {
 	BelowMinAvailable time.Duration `json:"belowMinAvailable"`
 	// End is when the run stopped.
 	End time.Duration `json:"end"`
+	// Restarts counts the restarts of each workload by the restart
+	// controller over the whole run, most restarted first (then by name);
+	// empty when none was restarted.
+	Restarts []RestartCount `json:"restarts,omitempty"`
+}
+
+// RestartCount is how many times the restart controller restarted a
+// workload.
+type RestartCount struct {
+	// Workload is the workload's name, "NS/NAME" outside the default
+	// namespace.
+	Workload string `json:"workload"`
+	Count    int    `json:"count"`
 }
 
 // DescribeSummary renders the summary.
@@ -300,6 +363,13 @@ func DescribeSummary(s *Summary) string {
 	fmt.Fprintf(&b, "  peak pods:           %d\n", s.PeakPods)
 	fmt.Fprintf(&b, "  min available:       %d\n", s.MinAvailable)
 	fmt.Fprintf(&b, "  below minAvailable:  %s\n", s.BelowMinAvailable)
+	if len(s.Restarts) > 0 {
+		parts := make([]string, len(s.Restarts))
+		for i, r := range s.Restarts {
+			parts[i] = fmt.Sprintf("%s %d", r.Workload, r.Count)
+		}
+		fmt.Fprintf(&b, "  restarts:            %s\n", strings.Join(parts, ", "))
+	}
 	return b.String()
 }
 
@@ -322,6 +392,7 @@ type metrics struct {
 	lastBelow   bool
 	complete    bool
 	completedAt time.Duration
+	restarts    map[string]int // by workload name
 }
 
 // depMetric is what the summary needs of one Deployment.
@@ -392,6 +463,14 @@ func (m *metrics) step(s *Sim) {
 	m.below = 0
 }
 
+// restart counts a restart of the workload name.
+func (m *metrics) restart(name string) {
+	if m.restarts == nil {
+		m.restarts = map[string]int{}
+	}
+	m.restarts[name]++
+}
+
 func (m *metrics) event(e rollout.Event) {
 	if e.Reason == "ScalingReplicaSet" {
 		m.scaling++
@@ -419,6 +498,12 @@ func (m *metrics) observe(s *Sim) {
 
 func (m *metrics) summary(s *Sim) Summary {
 	out := Summary{ScalingSteps: m.scaling, PeakPods: m.peak, MinAvailable: max(m.minAvail, 0), BelowMinAvailable: m.below, End: s.now}
+	for name, n := range m.restarts {
+		out.Restarts = append(out.Restarts, RestartCount{Workload: name, Count: n})
+	}
+	slices.SortFunc(out.Restarts, func(a, b RestartCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Workload, b.Workload))
+	})
 	if m.complete && s.stepsLeft == 0 {
 		out.Completed = true
 		out.CompletedAt = m.completedAt

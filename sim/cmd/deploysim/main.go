@@ -4,12 +4,21 @@
 //	deploysim [flags] SCENARIO.yaml [flags]
 //	deploysim merge [-format F] FILE...
 //
+// The scenario format and these flags are described, with examples, in
+// testdata/scenarios/REFERENCE.md.
+//
 // Flags (before or after the file name):
 //
 //	-seed N        override the scenario's seed (a non-negative integer)
 //	-until D       override the time limit (e.g. 10m; positive)
 //	-format F      text (default) or json
 //	-svg FILE      write a chart of replicas per ReplicaSet and available pods
+//	-explain       show under each instant every write of the Deployment
+//	               controller with its reason in numbers, and for a sync that
+//	               wrote nothing while the rollout is incomplete, why (the
+//	               plan's notes); with -format json, each frame's syncs.
+//	               Off by default: planning with explanations is slower
+//	-full-stops    show each requeued sync with the planner's full text
 //	-check         check the invariants; exit 1 naming the step that broke one;
 //	               warn (exit status unchanged) about a Deployment that ends
 //	               with fewer available pods than replicas and nothing in flight
@@ -133,6 +142,7 @@ type options struct {
 	parallel int
 	shard    string
 	quiet    bool
+	explain  bool
 }
 
 // multi reports whether the command line asks for many runs and a table.
@@ -151,6 +161,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	svg := fs.String("svg", "", "write an SVG chart to this file")
 	check := fs.Bool("check", false, "check invariants and exit 1 on a violation")
 	fullStops := fs.Bool("full-stops", false, "show each requeued sync with the planner's full text")
+	explain := fs.Bool("explain", false, "show under each instant every write of the deployment controller with its reason, and why a sync of an incomplete rollout wrote nothing (slower)")
 	sweep := fs.String("sweep", "", "strategy sweep, e.g. 'maxSurge=0,1,25%;maxUnavailable=0,10%'")
 	seeds := fs.Int("seeds", 5, fmt.Sprintf("seeds per sweep combination, 1 to %d; without -sweep, run the scenario as written over this many seeds", sim.MaxSweepSeeds))
 	parallel := fs.Int("parallel", 0, fmt.Sprintf("carry out `N` runs of -sweep or -seeds at once, 0 (GOMAXPROCS) to %d; 1 runs them one after the other; the output is the same for every N", maxParallel))
@@ -171,7 +182,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2 // the flag package printed the error and the usage
 	}
 	o := &options{files: files, set: map[string]bool{}, until: *until, format: *format, svg: *svg,
-		sweep: *sweep, seeds: *seeds, parallel: *parallel, shard: *shard, quiet: *quiet}
+		sweep: *sweep, seeds: *seeds, parallel: *parallel, shard: *shard, quiet: *quiet, explain: *explain}
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	sh, err := checkFlags(o)
 	if err != nil {
@@ -193,7 +204,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	opts := sim.Options{Until: *until, Check: *check, FullStops: *fullStops}
+	opts := sim.Options{Until: *until, Check: *check, FullStops: *fullStops, Explain: *explain}
 	if seed.set {
 		opts.Seed = &seed.v
 	}
@@ -275,6 +286,9 @@ func checkFlags(o *options) (sim.Shard, error) {
 		case o.format != "json":
 			errs = append(errs, fmt.Errorf("-shard %s: a shard prints its runs for deploysim merge; add -format json", o.shard))
 		}
+	}
+	if o.explain && o.multi() {
+		errs = append(errs, errors.New("-explain: explains the trace of a single run; not with -sweep or -seeds"))
 	}
 	if o.svg != "" && o.multi() {
 		errs = append(errs, fmt.Errorf("-svg %s: draws a single run; not with -sweep or -seeds", o.svg))

@@ -191,3 +191,61 @@ func TestFullStops(t *testing.T) {
 		}
 	}
 }
+
+func TestExplain(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-explain", nginx}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{
+		"  sync nginx-deployment: scale down nginx-deployment-",
+		"  sync nginx-deployment wrote nothing: old replica sets stay: maxScaledDown 0 = all pods 4 - minAvailable 3 - unavailable new pods 1\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-explain output lacks %q", want)
+		}
+	}
+	out.Reset()
+	if code := run([]string{"-explain", "-format", "json", nginx}, &out, &errb); code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), `"syncs": [`) {
+		t.Errorf("-explain -format json has no syncs")
+	}
+	out.Reset()
+	if code := run([]string{nginx}, &out, &errb); code != 0 || strings.Contains(out.String(), "  sync ") {
+		t.Errorf("without -explain: exit %d, sync lines: %v", code, strings.Contains(out.String(), "  sync "))
+	}
+	errb.Reset()
+	if code := run([]string{"-explain", "-seeds", "2", nginx}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "-explain") {
+		t.Errorf("-explain -seeds: exit %d, stderr %q; want 2 naming -explain", code, errb.String())
+	}
+}
+
+// TestReferenceListsFlags fails when a flag of deploysim is missing from
+// the scenario-format reference.
+func TestReferenceListsFlags(t *testing.T) {
+	ref, err := os.ReadFile("../../../testdata/scenarios/REFERENCE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"-h"}, &out, &errb); code != 0 {
+		t.Fatalf("-h: exit %d", code)
+	}
+	n := 0
+	for _, line := range strings.Split(errb.String(), "\n") {
+		if !strings.HasPrefix(line, "  -") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(line, "  "), " ")
+		name, _, _ = strings.Cut(name, "\t")
+		n++
+		if !bytes.Contains(ref, []byte("`"+name+" ")) && !bytes.Contains(ref, []byte("`"+name+"`")) {
+			t.Errorf("REFERENCE.md does not list the flag %s", name)
+		}
+	}
+	if n < 10 {
+		t.Fatalf("found %d flags in the usage:\n%s", n, errb.String())
+	}
+}
