@@ -168,10 +168,13 @@
 //
 // # Sweeps
 //
-// [Sweep] runs a scenario for every combination of swept maxSurge and
-// maxUnavailable values ([ParseSweep]) and every seed, and condenses each
-// combination's runs into a [SweepRow] ([DescribeSweep] prints the
-// table); with no parameters it runs the scenario as written over the
+// [Sweep] runs a scenario for every combination of swept values (the
+// strategy's fenceposts and type, replicas, minReadySeconds, the progress
+// deadline, the controller latency, pod start-up and readiness delays:
+// [ParseSweep]) and every seed, and condenses each
+// combination's runs into a [SweepRow] — means, the median time to
+// complete and the worst peak and minimum (labelled so in the table that
+// [DescribeSweep] prints; [SweepSVG] draws them); with no parameters it runs the scenario as written over the
 // seeds. [RunSweep] runs the same sweep on [SweepConfig].Parallel
 // goroutines (default GOMAXPROCS; the engine itself has none: each run is
 // a sequential simulation of its own) and returns a [SweepReport]: the

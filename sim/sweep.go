@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,10 +13,90 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// SweepParam is one swept strategy field and its values.
+// SweepParam is one swept parameter and its values, as written: integers
+// as Int, everything else (percentages, strategy types, durations, delay
+// ranges) as String. See [ParseSweep] for the parameters.
 type SweepParam struct {
-	Name   string // maxSurge or maxUnavailable
+	Name   string
 	Values []intstr.IntOrString
+}
+
+// sweepParams are the parameters a sweep may vary, with what each value
+// must look like.
+var sweepParams = map[string]struct {
+	check func(v string) error
+	doc   string
+}{
+	"maxSurge":                {checkIntOrPercent, "an integer or a percentage"},
+	"maxUnavailable":          {checkIntOrPercent, "an integer or a percentage"},
+	"strategy":                {checkStrategy, "RollingUpdate or Recreate"},
+	"replicas":                {checkCount(MaxReplicas), "an integer from 0 to sim.MaxReplicas"},
+	"minReadySeconds":         {checkCount(1 << 30), "a non-negative integer"},
+	"progressDeadlineSeconds": {checkCount(1 << 30), "a non-negative integer"},
+	"controllerLatency":       {checkDuration, "a duration such as 10ms"},
+	"startup":                 {checkRange, "a delay or a range such as 1s-4s"},
+	"readiness":               {checkRange, "a delay or a range such as 0s-2s"},
+}
+
+// SweepParamNames lists the parameters [ParseSweep] accepts.
+func SweepParamNames() []string {
+	var out []string
+	for n := range sweepParams {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func checkIntOrPercent(v string) error {
+	if !sweepValueRE.MatchString(v) || len(v) > 10 {
+		return fmt.Errorf("want a non-negative integer or a percentage such as 25%%")
+	}
+	return nil
+}
+
+func checkStrategy(v string) error {
+	if v != string(appsv1.RollingUpdateDeploymentStrategyType) && v != string(appsv1.RecreateDeploymentStrategyType) {
+		return fmt.Errorf("want RollingUpdate or Recreate")
+	}
+	return nil
+}
+
+func checkCount(limit int) func(string) error {
+	return func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > limit {
+			return fmt.Errorf("want an integer from 0 to %d", limit)
+		}
+		return nil
+	}
+}
+
+func checkDuration(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return fmt.Errorf("want a non-negative duration such as 10ms")
+	}
+	return nil
+}
+
+func checkRange(v string) error {
+	_, err := parseRange(v)
+	return err
+}
+
+// parseRange reads "1s-4s" (or "2s": that delay exactly).
+func parseRange(v string) (Range, error) {
+	lo, hi, ok := strings.Cut(v, "-")
+	if !ok {
+		hi = lo
+	}
+	a, err1 := time.ParseDuration(lo)
+	b, err2 := time.ParseDuration(hi)
+	if err1 != nil || err2 != nil || a < 0 || b < a {
+		return Range{}, fmt.Errorf("want a delay or a range min-max such as 1s-4s")
+	}
+	return Range{Min: Duration(a), Max: Duration(b)}, nil
 }
 
 // Limits of a sweep, which runs the scenario once per combination of the
@@ -32,9 +113,14 @@ const (
 // maxUnavailable: a non-negative integer or an integer percentage.
 var sweepValueRE = regexp.MustCompile(`^[0-9]+%?$`)
 
-// ParseSweep parses "maxSurge=0,1,25%;maxUnavailable=0,10%". Each
-// parameter may appear once; each value is a non-negative integer or a
-// percentage; the combinations must not exceed [MaxSweepRuns].
+// ParseSweep parses "maxSurge=0,1,25%;maxUnavailable=1,10%". The
+// parameters are the strategy's maxSurge and maxUnavailable (integers or
+// percentages; either makes the strategy RollingUpdate), strategy
+// (RollingUpdate or Recreate), replicas, minReadySeconds and
+// progressDeadlineSeconds of every Deployment, and the cluster's
+// controllerLatency (a duration) and startup and readiness delays (a
+// delay or a range, 1s-4s). Each parameter may appear once; the
+// combinations must not exceed [MaxSweepRuns].
 func ParseSweep(spec string) ([]SweepParam, error) {
 	var out []SweepParam
 	combos := 1
@@ -48,8 +134,9 @@ func ParseSweep(spec string) ([]SweepParam, error) {
 			return nil, fmt.Errorf("sweep[%d]: %q: want name=v1,v2", i, part)
 		}
 		name = strings.TrimSpace(name)
-		if name != "maxSurge" && name != "maxUnavailable" {
-			return nil, fmt.Errorf("sweep[%d]: unknown parameter %q (want maxSurge or maxUnavailable)", i, name)
+		kind, known := sweepParams[name]
+		if !known {
+			return nil, fmt.Errorf("sweep[%d]: unknown parameter %q (want one of %s)", i, name, strings.Join(SweepParamNames(), ", "))
 		}
 		for _, prev := range out {
 			if prev.Name == name {
@@ -62,8 +149,8 @@ func ParseSweep(spec string) ([]SweepParam, error) {
 			if v == "" {
 				return nil, fmt.Errorf("sweep[%d]: %s: empty value", i, name)
 			}
-			if !sweepValueRE.MatchString(v) || len(v) > 10 {
-				return nil, fmt.Errorf("sweep[%d]: %s: invalid value %q (want a non-negative integer or a percentage such as 25%%)", i, name, v)
+			if err := kind.check(v); err != nil {
+				return nil, fmt.Errorf("sweep[%d]: %s: invalid value %q (%v)", i, name, v, err)
 			}
 			iv := intstr.Parse(v)
 			if iv.Type == intstr.String && iv.StrVal == "" {
@@ -92,15 +179,19 @@ type SweepRow struct {
 	Err       string `json:"error,omitempty"`
 	Runs      int    `json:"runs"`
 	Completed int    `json:"completed"`
-	// Means over the runs (time to complete over completed runs only);
-	// durations in nanoseconds in JSON.
-	TimeToComplete time.Duration `json:"timeToComplete"`
-	ScalingSteps   float64       `json:"scalingSteps"`
-	// PeakPods is the largest over the runs, MinAvailable the smallest
-	// (-1 without a run).
-	PeakPods     int           `json:"peakPods"`
-	MinAvailable int32         `json:"minAvailable"`
-	Below        time.Duration `json:"belowMinAvailable"`
+	// TimeToComplete is the mean over the completed runs and
+	// TimeToCompleteP50 their median (the lower middle one of an even
+	// count); durations in nanoseconds in JSON.
+	TimeToComplete    time.Duration `json:"timeToComplete"`
+	TimeToCompleteP50 time.Duration `json:"timeToCompleteP50"`
+	// ScalingSteps is the mean over the runs.
+	ScalingSteps float64 `json:"scalingSteps"`
+	// PeakPods is the worst (largest) over the runs, MinAvailable the
+	// worst (smallest; -1 without a run).
+	PeakPods     int   `json:"peakPods"`
+	MinAvailable int32 `json:"minAvailable"`
+	// Below is the mean time below minAvailable over the runs.
+	Below time.Duration `json:"belowMinAvailable"`
 }
 
 // Sweep runs sc for every combination of the parameters (applied to every
@@ -224,6 +315,7 @@ func sweepRows(names []string, nseeds int, runs []SweepRun) []SweepRow {
 		row := SweepRow{Params: name, MinAvailable: -1}
 		var total, below time.Duration
 		var steps int
+		var times []time.Duration
 		for _, r := range runs[j*nseeds : (j+1)*nseeds] {
 			if r.Err != "" {
 				row.Err = r.Err
@@ -234,6 +326,7 @@ func sweepRows(names []string, nseeds int, runs []SweepRun) []SweepRow {
 			if sm.Completed {
 				row.Completed++
 				total += sm.TimeToComplete
+				times = append(times, sm.TimeToComplete)
 			}
 			steps += sm.ScalingSteps
 			row.PeakPods = max(row.PeakPods, sm.PeakPods)
@@ -248,31 +341,63 @@ func sweepRows(names []string, nseeds int, runs []SweepRun) []SweepRow {
 		}
 		if row.Completed > 0 {
 			row.TimeToComplete = total / time.Duration(row.Completed)
+			slices.Sort(times)
+			row.TimeToCompleteP50 = times[(len(times)-1)/2]
 		}
 		rows = append(rows, row)
 	}
 	return rows
 }
 
-// withStrategy returns a copy of sc whose Deployments use the swept values.
+// withStrategy returns a copy of sc whose Deployments and cluster use the
+// swept values.
 func (sc *Scenario) withStrategy(params []SweepParam, vals []intstr.IntOrString) *Scenario {
 	c := *sc
 	set := func(d *appsv1.Deployment) *appsv1.Deployment {
 		d = d.DeepCopy()
-		d.Spec.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
-		if d.Spec.Strategy.RollingUpdate == nil {
+		for i, p := range params {
+			if p.Name == "maxSurge" || p.Name == "maxUnavailable" {
+				d.Spec.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
+			}
+			if p.Name == "strategy" {
+				d.Spec.Strategy.Type = appsv1.DeploymentStrategyType(vals[i].StrVal)
+			}
+		}
+		if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+			d.Spec.Strategy.RollingUpdate = nil
+		} else if d.Spec.Strategy.RollingUpdate == nil {
 			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{}
 		}
 		d = rollout.Default(d)
 		for i, p := range params {
 			v := vals[i]
-			if p.Name == "maxSurge" {
+			n := int32(v.IntValue())
+			switch p.Name {
+			case "maxSurge":
 				d.Spec.Strategy.RollingUpdate.MaxSurge = &v
-			} else {
+			case "maxUnavailable":
 				d.Spec.Strategy.RollingUpdate.MaxUnavailable = &v
+			case "replicas":
+				d.Spec.Replicas = &n
+			case "minReadySeconds":
+				d.Spec.MinReadySeconds = n
+			case "progressDeadlineSeconds":
+				d.Spec.ProgressDeadlineSeconds = &n
 			}
 		}
 		return d
+	}
+	for i, p := range params {
+		v := vals[i].String()
+		switch p.Name {
+		case "controllerLatency":
+			l, _ := time.ParseDuration(v) // checked by ParseSweep
+			c.Cluster.ControllerLatency = Duration(l)
+		case "startup":
+			c.Cluster.Startup, _ = parseRange(v)
+		case "readiness":
+			c.Cluster.Readiness, _ = parseRange(v)
+		}
 	}
 	c.deployments = nil
 	for _, d := range sc.deployments {
@@ -306,22 +431,24 @@ func (sc *Scenario) validStrategies() error {
 
 // DescribeSweep renders sweep rows as a table.
 func DescribeSweep(rows []SweepRow) string {
-	w := len("STRATEGY")
+	w := len("COMBINATION")
 	for _, r := range rows {
 		w = max(w, len(r.Params))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-*s  %9s  %14s  %13s  %9s  %13s  %18s\n", w, "STRATEGY", "COMPLETED", "TIME TO DONE", "SCALING STEPS", "PEAK PODS", "MIN AVAILABLE", "BELOW MINAVAILABLE")
+	fmt.Fprintf(&b, "%-*s  %9s  %14s  %14s  %13s  %9s  %13s  %18s\n", w, "", "", "TIME TO DONE", "TIME TO DONE", "SCALING STEPS", "PEAK PODS", "MIN AVAILABLE", "BELOW MINAVAILABLE")
+	fmt.Fprintf(&b, "%-*s  %9s  %14s  %14s  %13s  %9s  %13s  %18s\n", w, "COMBINATION", "COMPLETED", "(mean)", "(p50)", "(mean)", "(worst)", "(worst)", "(mean)")
 	for _, r := range rows {
 		if r.Err != "" {
 			fmt.Fprintf(&b, "%-*s  error: %s\n", w, r.Params, r.Err)
 			continue
 		}
-		done := "-"
+		done, p50 := "-", "-"
 		if r.Completed > 0 {
 			done = r.TimeToComplete.Round(time.Millisecond).String()
+			p50 = r.TimeToCompleteP50.Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(&b, "%-*s  %4d/%-4d  %14s  %13.1f  %9d  %13d  %18s\n", w, r.Params, r.Completed, r.Runs, done, r.ScalingSteps, r.PeakPods, r.MinAvailable, r.Below.Round(time.Millisecond))
+		fmt.Fprintf(&b, "%-*s  %4d/%-4d  %14s  %14s  %13.1f  %9d  %13d  %18s\n", w, r.Params, r.Completed, r.Runs, done, p50, r.ScalingSteps, r.PeakPods, r.MinAvailable, r.Below.Round(time.Millisecond))
 	}
 	return b.String()
 }

@@ -22,7 +22,7 @@
 //	-check         check the invariants; exit 1 naming the step that broke one;
 //	               warn (exit status unchanged) about a Deployment that ends
 //	               with fewer available pods than replicas and nothing in flight
-//	-sweep SPEC    e.g. 'maxSurge=0,1,25%;maxUnavailable=0,10%': run every
+//	-sweep SPEC    e.g. 'maxSurge=0,1,25%;maxUnavailable=1,10%': run every
 //	               combination over -seeds seeds and print a table
 //	-seeds N       number of seeds per sweep combination (default 5); without
 //	               -sweep, run the scenario as written over N seeds (seeds
@@ -162,7 +162,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	check := fs.Bool("check", false, "check invariants and exit 1 on a violation")
 	fullStops := fs.Bool("full-stops", false, "show each requeued sync with the planner's full text")
 	explain := fs.Bool("explain", false, "show under each instant every write of the deployment controller with its reason, and why a sync of an incomplete rollout wrote nothing (slower)")
-	sweep := fs.String("sweep", "", "strategy sweep, e.g. 'maxSurge=0,1,25%;maxUnavailable=0,10%'")
+	sweep := fs.String("sweep", "", "strategy sweep, e.g. 'maxSurge=0,1,25%;maxUnavailable=1,10%'")
 	seeds := fs.Int("seeds", 5, fmt.Sprintf("seeds per sweep combination, 1 to %d; without -sweep, run the scenario as written over this many seeds", sim.MaxSweepSeeds))
 	parallel := fs.Int("parallel", 0, fmt.Sprintf("carry out `N` runs of -sweep or -seeds at once, 0 (GOMAXPROCS) to %d; 1 runs them one after the other; the output is the same for every N", maxParallel))
 	quiet := fs.Bool("quiet", false, "no progress line on stderr (shown only on a terminal, for runs over 2 s)")
@@ -290,8 +290,8 @@ func checkFlags(o *options) (sim.Shard, error) {
 	if o.explain && o.multi() {
 		errs = append(errs, errors.New("-explain: explains the trace of a single run; not with -sweep or -seeds"))
 	}
-	if o.svg != "" && o.multi() {
-		errs = append(errs, fmt.Errorf("-svg %s: draws a single run; not with -sweep or -seeds", o.svg))
+	if o.svg != "" && o.multi() && o.format == "json" && o.set["shard"] {
+		errs = append(errs, fmt.Errorf("-svg %s: a shard holds part of the sweep; draw the merged one", o.svg))
 	}
 	return sh, errors.Join(errs...)
 }
@@ -336,6 +336,12 @@ func runSweep(sc *sim.Scenario, params []sim.SweepParam, opts sim.Options, o *op
 	}
 	sum := sha256.Sum256(data)
 	r.Digest = hex.EncodeToString(sum[:])
+	if o.svg != "" && r.Rows != nil {
+		if err := os.WriteFile(o.svg, sim.SweepSVG(r.Scenario, r.Rows), 0o644); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+	}
 	return printReport(r, o.format, stdout, stderr)
 }
 

@@ -168,7 +168,7 @@ func TestShardAndMergeRefusals(t *testing.T) {
 		{[]string{"-shard", "0/2", "-seeds", "3", nginx}, 2, "-shard 0/2: a shard prints its runs for deploysim merge; add -format json"},
 		{[]string{"-parallel", "-1", "-seeds", "3", nginx}, 2, "-parallel -1: want 0 (GOMAXPROCS) to 256"},
 		{[]string{"-parallel", "257", "-seeds", "3", nginx}, 2, "-parallel 257: want 0 (GOMAXPROCS) to 256"},
-		{[]string{"-svg", "x.svg", "-seeds", "3", nginx}, 2, "-svg x.svg: draws a single run; not with -sweep or -seeds"},
+		{[]string{"-svg", "x.svg", "-format", "json", "-shard", "0/2", "-seeds", "3", nginx}, 2, "-svg x.svg: a shard holds part of the sweep; draw the merged one"},
 		{[]string{"merge"}, 2, "deploysim merge: no files"},
 		{[]string{"merge", "-format", "xml", a0, a1}, 2, `deploysim merge: -format "xml": unknown format`},
 		{[]string{"merge", a0, empty}, 1, "deploysim merge: " + empty + ": empty file (want the -format json output of a sweep)"},
@@ -288,5 +288,72 @@ func TestSweepJobManifest(t *testing.T) {
 	code, got, errs := runOut(append([]string{"merge"}, files...)...)
 	if code != 0 || got != want || !strings.HasPrefix(want, "scenario nginx-rolling-update") {
 		t.Errorf("merge: exit %d %s\n%s\nwant (%q)\n%s", code, errs, got, whole, want)
+	}
+}
+
+// A sweep over several kinds of parameter, drawn as a comparison chart.
+func TestSweepMoreParametersAndChart(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "sweep.svg")
+	var out, errb bytes.Buffer
+	args := []string{"-sweep", "strategy=RollingUpdate,Recreate;replicas=3,6;startup=1s-2s", "-seeds", "2", "-svg", svg, nginx}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"(mean)", "(p50)", "(worst)", "strategy=Recreate replicas=6 startup=1s-2s"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil || !bytes.Contains(b, []byte("time to complete (bar: mean, tick: p50)")) || !bytes.Contains(b, []byte("strategy=RollingUpdate replicas=3 startup=1s-2s")) {
+		t.Errorf("sweep chart: %v\n%.300s", err, b)
+	}
+	// Bad values name the parameter and what it wants.
+	for _, tc := range []struct{ sweep, want string }{
+		{"strategy=Blue", `strategy: invalid value "Blue" (want RollingUpdate or Recreate)`},
+		{"startup=4s-1s", `startup: invalid value "4s-1s"`},
+		{"replicas=-1", `replicas: invalid value "-1"`},
+		{"colour=red", `unknown parameter "colour"`},
+	} {
+		out.Reset()
+		errb.Reset()
+		if code := run([]string{"-sweep", tc.sweep, nginx}, &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("-sweep %s: exit %d, stderr %q; want 2 and %q", tc.sweep, code, errb.String(), tc.want)
+		}
+	}
+}
+
+// The commands README.md shows run as shown.
+func TestREADMECommands(t *testing.T) {
+	readme, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(readme), "\n") {
+		rest, ok := strings.CutPrefix(line, "go run ./sim/cmd/deploysim ")
+		if !ok {
+			continue
+		}
+		rest, _, _ = strings.Cut(rest, "  #")
+		var args []string
+		for _, f := range strings.Fields(rest) {
+			f = strings.Trim(f, "'")
+			if strings.HasPrefix(f, "testdata/") {
+				f = "../../../" + f
+			}
+			if strings.HasSuffix(f, ".svg") {
+				f = filepath.Join(t.TempDir(), f)
+			}
+			args = append(args, f)
+		}
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 0 {
+			t.Errorf("README: deploysim %s: exit %d: %s", rest, code, errb.String())
+		}
+		n++
+	}
+	if n < 3 {
+		t.Errorf("found %d deploysim commands in README.md, want the main one, -check -svg and -sweep", n)
 	}
 }
