@@ -95,6 +95,30 @@
 // for a drawn time; a failed node makes its pods unready at once and evicts
 // them after the eviction timeout (default 5m).
 //
+// An unreachable node (step unreachableNode) models a kubelet that stops
+// reporting: nothing changes for the node-monitor grace period (default
+// 40s; the scheduler still binds pods there, and they do not start), then
+// the node is Ready=Unknown and tainted and its pods are marked not ready;
+// after the eviction timeout they are deleted but stay Terminating, since
+// no kubelet confirms it, until the node reports again (recoverNode: the
+// kubelet finishes their termination) or its Node object is deleted
+// (deleteNode: pod GC force-deletes them 40s later).
+//
+// Pod steps act on one pod, chosen by ReplicaSet (new, old or a name),
+// label selector and index in name order: set its phase (Succeeded and
+// Failed are final: the pod stops counting as a replica and stays until
+// deleted), make its readiness probe pass or fail, delete it, or make its
+// node unreachable. A step with a when waits, from its time, until a
+// Deployment or ReplicaSet count is reached or a Deployment condition
+// holds, and runs right after the write that made it hold; one that never
+// does by its timeout or the end of the run is a [MissedStep] in
+// [Result].Missed, a note in the trace and a MISSED line after the
+// summary (deploysim exits 1):
+//
+//	# step 2: waits until new replica set reaches available 2
+//	# step 2: met: new replica set reaches available 2 (2, web-58597d7d56)
+//	# step 2: delete pod web-58597d7d56-b86jc
+//
 // # Restart controller
 //
 // With cluster.restart.enabled, a [restart.Engine] runs beside the

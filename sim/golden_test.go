@@ -17,7 +17,7 @@ const scenarioDir = "../testdata/scenarios"
 
 // explainGoldens are the scenarios that also have a trace with
 // Options.Explain, NAME.explain.golden.
-var explainGoldens = []string{"crashloop-deadline-undo", "nginx-rolling-update", "surge1-unavailable0"}
+var explainGoldens = []string{"crashloop-deadline-undo", "nginx-rolling-update", "stall-explained", "surge1-unavailable0"}
 
 // TestGolden runs every bundled scenario and compares its text trace with
 // NAME.golden, and for explainGoldens its trace with Options.Explain with

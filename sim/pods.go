@@ -13,15 +13,24 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Node is a simulated node: a name, a pod capacity and whether it is down.
+// Node is a simulated node: a name, a pod capacity and whether it is down
+// (failed), unreachable (its kubelet stopped reporting) or deleted.
 type Node struct {
 	Name     string
 	Capacity int
 	used     int
 	down     bool
-	gen      uint32
-	slot     int32 // index in the co-location counts: position in Sim.nodes + 1
+	// unreachable: the kubelet does not report (pod timers are dropped);
+	// tainted: the node controller has marked the node Ready=Unknown and
+	// tainted it unreachable (no scheduling); deleted: the Node object is
+	// gone.
+	unreachable, tainted, deleted bool
+	gen                           uint32
+	slot                          int32 // index in the co-location counts: position in Sim.nodes + 1
 }
+
+// schedulable reports whether the scheduler may bind pods to n.
+func (n *Node) schedulable() bool { return !n.down && !n.tainted && !n.deleted }
 
 // failureMode is how the containers of a pod behave.
 type failureMode uint8
@@ -51,13 +60,24 @@ type Pod struct {
 	// Terminating is set once the pod is deleted (deletionTimestamp).
 	Terminating bool
 	deletedAt   time.Duration
-	mode        failureMode
-	gen         uint32 // bumped on every state change; stale timers are ignored
-	idx         int    // index in rs.pods
-	gone        bool
+	// lostReady says the node controller marked the pod not ready while
+	// its node was unreachable: the kubelet reports it ready again when
+	// the node comes back.
+	lostReady bool
+	mode      failureMode
+	gen       uint32 // bumped on every state change; stale timers are ignored
+	idx       int    // index in rs.pods
+	gone      bool
 }
 
-func (p *Pod) active() bool { return !p.Terminating }
+func (p *Pod) active() bool { return !p.Terminating && !p.terminal() }
+
+// terminal reports whether the pod's phase is Succeeded or Failed: its
+// containers exited for good, the ReplicaSet controller no longer counts
+// it, and the node has its room back.
+func (p *Pod) terminal() bool {
+	return p.phase == corev1.PodSucceeded || p.phase == corev1.PodFailed
+}
 
 func (p *Pod) nodeName() string {
 	if p.node == nil {
@@ -77,15 +97,16 @@ func (p *Pod) nodeSlot() int32 {
 
 // podFlags is the part of a pod's state the ReplicaSet counts depend on.
 type podFlags struct {
-	active, ready, available, terminating bool
-	slot                                  int32
+	active, ready, available, terminating, terminal bool
+	slot                                            int32
 }
 
 func (p *Pod) flags() podFlags {
 	if p.gone {
 		return podFlags{}
 	}
-	return podFlags{active: p.active(), ready: p.active() && p.ready, available: p.active() && p.ready && p.available, terminating: p.Terminating, slot: p.nodeSlot()}
+	return podFlags{active: p.active(), ready: p.active() && p.ready, available: p.active() && p.ready && p.available,
+		terminating: p.Terminating && !p.terminal(), terminal: p.terminal(), slot: p.nodeSlot()}
 }
 
 func b2i(b bool) int32 {
@@ -106,6 +127,7 @@ func (s *Sim) account(p *Pod, before podFlags) {
 		st.ready += b2i(after.ready) - b2i(before.ready)
 		st.available += b2i(after.available) - b2i(before.available)
 		st.terminating += b2i(after.terminating) - b2i(before.terminating)
+		st.terminal += b2i(after.terminal) - b2i(before.terminal)
 		if before.active {
 			st.colo[before.slot]--
 		}
@@ -213,7 +235,7 @@ func (s *Sim) schedule(p *Pod) bool {
 	n := len(s.nodes)
 	for i := 0; i < n; i++ {
 		node := s.nodes[(s.next+i)%n]
-		if node.down || node.used >= node.Capacity {
+		if !node.schedulable() || node.used >= node.Capacity {
 			continue
 		}
 		s.next = (s.next + i + 1) % n
@@ -289,9 +311,20 @@ func (s *Sim) handlePod(e event) {
 		s.evictNode(e.node, e.gen)
 		return
 	}
+	if e.kind == evNodeMonitor {
+		s.markNodeUnknown(e.node, e.gen)
+		return
+	}
+	if e.kind == evNodeGC {
+		s.collectNodePods(e.node)
+		return
+	}
 	p := e.pod
 	if p == nil || p.gone || p.gen != e.gen {
 		return // stale: the pod changed since the timer was set
+	}
+	if p.node != nil && p.node.unreachable && e.kind != evPodAvailable {
+		return // the kubelet does not report: resumed when the node is back
 	}
 	before := p.flags()
 	switch e.kind {
@@ -353,8 +386,17 @@ func (s *Sim) deletePod(p *Pod, why string) {
 	p.deletedAt = s.now
 	p.ready, p.available = false, false
 	s.account(p, before)
+	if p.node == nil || p.terminal() {
+		// not scheduled, or its containers exited: the API server
+		// deletes it at once (grace period 0)
+		s.removePod(p)
+		return
+	}
+	if p.node.unreachable || p.node.deleted {
+		return // Terminating until the kubelet confirms or PodGC removes it
+	}
 	grace := s.draw(s.sc.Cluster.Termination)
-	if p.node == nil || p.phase == corev1.PodPending {
+	if p.phase == corev1.PodPending {
 		grace = 0 // nothing runs yet: the kubelet removes it at once
 	}
 	if grace == 0 {
@@ -384,8 +426,8 @@ func (s *Sim) removePod(p *Pod) {
 		st.hot[p.idx] = st.hot[last]
 		st.hot = st.hot[:last]
 	}
-	if p.node != nil {
-		p.node.used--
+	if p.node != nil && !before.terminal {
+		p.node.used-- // a terminal pod gave its room back already
 	}
 	s.account(p, before)
 	if st := p.rs; st != nil && st.ownerKey != "" {
@@ -431,7 +473,7 @@ func (s *Sim) recoverNode(n *Node) {
 	n.down = false
 	n.gen++
 	for _, p := range s.podsOnNode(n) {
-		if p.Terminating {
+		if p.Terminating || p.terminal() {
 			continue
 		}
 		// the kubelet restarts the containers
@@ -446,7 +488,14 @@ func (s *Sim) recoverNode(n *Node) {
 }
 
 func (s *Sim) evictNode(n *Node, gen uint32) {
-	if !n.down || n.gen != gen {
+	if n.gen != gen || n.deleted {
+		return
+	}
+	if n.unreachable {
+		s.evictUnreachable(n)
+		return
+	}
+	if !n.down {
 		return
 	}
 	pods := s.podsOnNode(n)
@@ -753,7 +802,7 @@ func (p *Pod) rankMeta() podMeta {
 	switch {
 	case p.phase == corev1.PodPending:
 		phase = 0
-	case p.node != nil && p.node.down:
+	case p.phase == corev1.PodUnknown || p.node != nil && p.node.down:
 		phase = 1 // the node controller marks pods of an unreachable node Unknown
 	default:
 		phase = 2

@@ -18,6 +18,9 @@ const (
 	evPodCrash                      // crash-looping container restarts
 	evPodGone                       // graceful termination finished
 	evNodeEvict                     // eviction grace period of a failed node over
+	evNodeMonitor                   // node-monitor grace period of an unreachable node over
+	evNodeGC                        // PodGC's quarantine of a deleted node over
+	evStepTimeout                   // a step's when: timed out
 	evRestartTick                   // the restart controller's periodic check
 	evUntil                         // end of the run
 )

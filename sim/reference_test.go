@@ -89,6 +89,7 @@ func TestReferenceComplete(t *testing.T) {
 		reflect.TypeFor[Step](), reflect.TypeFor[NodeSpec](), reflect.TypeFor[Range](),
 		reflect.TypeFor[FailureRule](), reflect.TypeFor[RestartSpec](), reflect.TypeFor[SetImage](),
 		reflect.TypeFor[Undo](), reflect.TypeFor[EditConfig](), reflect.TypeFor[KillPods](),
+		reflect.TypeFor[PodStep](), reflect.TypeFor[When](),
 	} {
 		for _, n := range jsonNames(typ) {
 			if !strings.Contains(doc, "`"+n+"`") && !regexp.MustCompile(`\b`+n+`:`).MatchString(doc) {

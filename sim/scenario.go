@@ -141,6 +141,10 @@ type Cluster struct {
 	Readiness Range `json:"readiness"`
 	// Termination is how long a deleted pod takes to exit (default 1s).
 	Termination Range `json:"termination"`
+	// NodeMonitorGracePeriod is how long an unreachable node goes without
+	// reporting before the node controller marks it Ready=Unknown and its
+	// pods not ready (default 40s).
+	NodeMonitorGracePeriod Duration `json:"nodeMonitorGracePeriod,omitempty"`
 	// EvictionTimeout is how long pods of a failed node stay before they are
 	// evicted (default 5m, the default tolerationSeconds of the
 	// not-ready/unreachable taints).
@@ -236,11 +240,24 @@ type Step struct {
 	// StopWhenConverged ends the run once every Deployment is complete
 	// after the last step.
 	StopWhenConverged bool `json:"stopWhenConverged,omitempty"`
+	// Pod sets a pod's phase or readiness, deletes it or makes its node
+	// unreachable.
+	Pod *PodStep `json:"pod,omitempty"`
+	// UnreachableNode makes a node's kubelet stop reporting; DeleteNode
+	// deletes the Node object.
+	UnreachableNode string `json:"unreachableNode,omitempty"`
+	DeleteNode      string `json:"deleteNode,omitempty"`
+	// When makes the step wait, from At, until a count or a condition
+	// holds.
+	When *When `json:"when,omitempty"`
 
 	apply any // *appsv1.Deployment, *corev1.ConfigMap or *corev1.Secret
 	line  int // line of the step in the scenario file, 0 if unknown
 	// imageLine is the line of setImage.container, 0 if unknown
 	imageLine int
+	// podLines and whenLine are the lines of pod's fields and of when
+	podLines podStepLines
+	whenLine int
 }
 
 // SetImage changes a container's image.
@@ -612,6 +629,9 @@ func (sc *Scenario) validate(src []byte) error {
 	if c.Termination == (Range{}) {
 		c.Termination = Range{Duration(time.Second), Duration(time.Second)}
 	}
+	if c.NodeMonitorGracePeriod == 0 {
+		c.NodeMonitorGracePeriod = Duration(40 * time.Second)
+	}
 	if c.EvictionTimeout == 0 {
 		c.EvictionTimeout = Duration(5 * time.Minute)
 	}
@@ -715,6 +735,7 @@ func (sc *Scenario) validate(src []byte) error {
 				n++
 			}
 		}
+		n += st.newStepKinds()
 		if n != 1 {
 			return withLine(src, fmt.Errorf("field %q: a step needs exactly one action, found %d", p, n))
 		}
@@ -746,6 +767,9 @@ func (sc *Scenario) validate(src []byte) error {
 			if n.v != "" && !names[n.v] {
 				return withLine(src, fmt.Errorf("field %q: unknown node %q", p+"."+n.f, n.v))
 			}
+		}
+		if err := st.validateNew(src, p, names); err != nil {
+			return err
 		}
 	}
 	sc.validated = true

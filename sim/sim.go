@@ -61,6 +61,9 @@ type Result struct {
 	// likely not what the scenario's author wants (only with
 	// Options.Check); Invariant holds the warning's name, [WarnStuck].
 	Warnings []Violation
+	// Missed are the steps whose when: never held, in the order the run
+	// gave up on them: they did not run, and deploysim exits 1.
+	Missed []MissedStep
 	// Stats count the work of the engine.
 	Stats Stats
 }
@@ -114,6 +117,9 @@ type Sim struct {
 	restart *restarter
 	failed  error
 	done    bool
+	// armedSteps wait for their when:; missed never ran
+	armedSteps []armed
+	missed     []MissedStep
 	// planned, when set (by benchmarks), sees every snapshot planned.
 	planned func(rollout.Snapshot)
 }
@@ -219,14 +225,18 @@ func (s *Sim) Run() (*Result, error) {
 		}
 		s.stats.Events++
 		s.handle(e)
+		if len(s.armedSteps) > 0 && s.failed == nil {
+			s.checkArmed()
+		}
 	}
 	if s.failed != nil {
 		return nil, s.failed
 	}
+	s.missRemaining()
 	if !s.done {
 		s.endInstant()
 	}
-	res := &Result{Scenario: s.sc.Name, Seed: s.seed, Trace: s.trace, Stats: s.stats}
+	res := &Result{Scenario: s.sc.Name, Seed: s.seed, Trace: s.trace, Stats: s.stats, Missed: s.missed}
 	res.Summary = s.met.summary(s)
 	if s.checks != nil {
 		s.checks.final()
@@ -240,7 +250,13 @@ func (s *Sim) Run() (*Result, error) {
 func (s *Sim) handle(e event) {
 	switch e.kind {
 	case evStep:
-		s.runStep(e.idx)
+		if s.sc.Steps[e.idx].When != nil {
+			s.armStep(e.idx)
+		} else {
+			s.runStep(e.idx)
+		}
+	case evStepTimeout:
+		s.stepTimedOut(e.idx)
 	case evProcess:
 		it := e.item
 		if !it.dirty {
@@ -417,7 +433,7 @@ func (s *Sim) converged() bool {
 		}
 	}
 	for _, st := range s.st.rsState {
-		if st.terminating > 0 || int32(len(st.pods)) != st.active {
+		if st.terminating > 0 || int32(len(st.pods)) != st.active+st.terminal {
 			return false
 		}
 	}

@@ -140,6 +140,9 @@ func stepField(sc *Scenario, st *Step, field string) string {
 }
 
 func (s *Sim) doStep(st *Step, label string) error {
+	if handled, err := s.doNewStep(st, label); handled {
+		return err
+	}
 	switch {
 	case st.StopWhenConverged:
 		s.stopWhenConverged = true

@@ -55,7 +55,10 @@ type rsState struct {
 	minReady  time.Duration
 
 	active, ready, available, terminating int32
-	failure                               string // message of the last pod creation failure, "" when none
+	// terminal counts the pods in phase Succeeded or Failed, which stay
+	// until deleted but are not counted as replicas
+	terminal int32
+	failure  string // message of the last pod creation failure, "" when none
 }
 
 // store is the in-memory API server: objects by "namespace/name", with

@@ -286,15 +286,16 @@ func DescribeDeployment(d *DeploymentRow) string {
 // JSON renders the trace and summary as indented JSON.
 func (r *Result) JSON() ([]byte, error) {
 	type out struct {
-		Scenario   string      `json:"scenario"`
-		Seed       uint64      `json:"seed"`
-		Frames     []Frame     `json:"frames"`
-		Dropped    int         `json:"droppedFrames,omitempty"`
-		Summary    Summary     `json:"summary"`
-		Violations []Violation `json:"violations,omitempty"`
-		Warnings   []Violation `json:"warnings,omitempty"`
+		Scenario   string       `json:"scenario"`
+		Seed       uint64       `json:"seed"`
+		Frames     []Frame      `json:"frames"`
+		Dropped    int          `json:"droppedFrames,omitempty"`
+		Summary    Summary      `json:"summary"`
+		Violations []Violation  `json:"violations,omitempty"`
+		Warnings   []Violation  `json:"warnings,omitempty"`
+		Missed     []MissedStep `json:"missedSteps,omitempty"`
 	}
-	return json.MarshalIndent(out{r.Scenario, r.Seed, r.Trace.Frames, r.Trace.Dropped, r.Summary, r.Violations, r.Warnings}, "", "  ")
+	return json.MarshalIndent(out{r.Scenario, r.Seed, r.Trace.Frames, r.Trace.Dropped, r.Summary, r.Violations, r.Warnings, r.Missed}, "", "  ")
 }
 
 // Text renders the trace followed by the summary (and violations).
@@ -308,6 +309,9 @@ func (r *Result) Text() string {
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "WARNING %s\n", w.String())
+	}
+	for _, m := range r.Missed {
+		fmt.Fprintf(&b, "MISSED %s\n", m.Message)
 	}
 	return b.String()
 }

@@ -242,13 +242,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
+	for _, m := range res.Missed {
+		fmt.Fprintf(stderr, "deploysim: %s\n", m.Message)
+	}
+	code := 0
+	if len(res.Missed) > 0 {
+		code = 1
+	}
 	if *check && len(res.Violations) > 0 {
 		for _, v := range res.Violations {
 			fmt.Fprintf(stderr, "invariant broken: %s\n", v)
 		}
-		return 1
+		code = 1
 	}
-	return 0
+	return code
 }
 
 // checkFlags checks what the flag package cannot: the number of files and

@@ -249,3 +249,36 @@ func TestReferenceListsFlags(t *testing.T) {
 		t.Fatalf("found %d flags in the usage:\n%s", n, errb.String())
 	}
 }
+
+// TestRunMissedStep: a step whose when never held makes the exit status
+// 1 and is named on stderr with its file and line.
+func TestRunMissedStep(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "missed.yaml")
+	sc := `objects:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec:
+    replicas: 2
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: web, image: "web:1"}]
+steps:
+- at: 10s
+  when: {available: 5, timeout: 20s}
+  pause: true
+`
+	if err := os.WriteFile(file, []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"-until", "1m", file}, &out, &errb); code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, errb.String())
+	}
+	want := file + ": line 14: step 1 did not run: deployment reaches available 5 did not hold within its timeout 20s (at t=30s: 2)"
+	if !strings.Contains(errb.String(), want) || !strings.Contains(out.String(), "MISSED "+want) {
+		t.Errorf("stderr:\n%s\nstdout:\n%s\nwant %q", errb.String(), out.String(), want)
+	}
+}
