@@ -62,6 +62,20 @@
 // engines) change Pods, not Deployments, or are the cluster's own: they are
 // not API-server defaults and are not modelled.
 //
+// # Quantities finer than a milli
+//
+// The server rounds resource quantities up to a multiple of 1m, and so does
+// this package, leaving the rounded
+// [k8s.io/apimachinery/pkg/api/resource.Quantity] in the Go form the
+// server's defaulter leaves it in (the differential test requires the same
+// value and the same hash). A controller reads the stored object back
+// instead, parsed from its serialization, and for a quantity that was
+// actually rounded ("250u" becomes 1m, "1.0001" becomes 1001m) that parsed
+// form differs from the rounded one inside the Quantity, and so does the
+// pod-template-hash. A template with such a quantity can therefore get
+// another ReplicaSet name here than on a cluster; quantities of 1m or
+// coarser (every usual manifest) are not rounded and hash the same.
+//
 // # Verification
 //
 // The module rollout/differential compares [Deployment] with the real
