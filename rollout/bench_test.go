@@ -9,6 +9,7 @@ import (
 
 	"github.com/deploymath/deploymath/hashing"
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/rollout/defaulting"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -122,7 +123,10 @@ func benchDeployment(replicas int32, rev int, strategy appsv1.DeploymentStrategy
 // benchReplicaSet is the ReplicaSet of d for image revision rev, created
 // age ago, with spec.replicas = size and all its pods ready and available.
 func benchReplicaSet(d *appsv1.Deployment, rev int, size int32, age time.Duration) *appsv1.ReplicaSet {
-	tpl := benchTemplate(benchImage(rev))
+	// The ReplicaSet's template as the API server stores it: defaulted, like
+	// the Deployment's (rollout.Default).
+	raw := benchTemplate(benchImage(rev))
+	tpl := *defaulting.PodTemplate(&raw)
 	hash := hashing.PodTemplateHash(&tpl, nil)
 	withHash := hashing.TemplateWithHash(&tpl, hash)
 	return &appsv1.ReplicaSet{

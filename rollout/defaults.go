@@ -5,48 +5,24 @@ import (
 	"fmt"
 
 	"github.com/deploymath/deploymath/fencepost"
+	"github.com/deploymath/deploymath/rollout/defaulting"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// Default returns a copy of d with the apps/v1 defaults the API server
-// applies: replicas 1, strategy RollingUpdate with maxSurge and
-// maxUnavailable 25%, revisionHistoryLimit 10, progressDeadlineSeconds 600.
-// Fields already set are kept. A nil d gives nil.
+// Default returns a copy of d as a v1.37 API server stores it: with the
+// apps/v1 Deployment defaults (replicas 1, strategy RollingUpdate with
+// maxSurge and maxUnavailable 25%, revisionHistoryLimit 10,
+// progressDeadlineSeconds 600) and every core/v1 default of its pod
+// template (imagePullPolicy, ports' protocol, restartPolicy, dnsPolicy,
+// probes, volumes, ...). It is [defaulting.Deployment]; see that package
+// for the full list. The template's pod-template-hash, and so the names of
+// the ReplicaSets [Plan] creates, match a cluster's only for a defaulted
+// template. Fields already set are kept; d is not modified; a nil d gives
+// nil.
 func Default(d *appsv1.Deployment) *appsv1.Deployment {
-	if d == nil {
-		return nil
-	}
-	out := d.DeepCopy()
-	spec := &out.Spec
-	if spec.Replicas == nil {
-		spec.Replicas = ptr(int32(1))
-	}
-	if spec.Strategy.Type == "" {
-		spec.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
-	}
-	if spec.Strategy.Type == appsv1.RollingUpdateDeploymentStrategyType {
-		if spec.Strategy.RollingUpdate == nil {
-			spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{}
-		}
-		if spec.Strategy.RollingUpdate.MaxUnavailable == nil {
-			v := intstr.FromString("25%")
-			spec.Strategy.RollingUpdate.MaxUnavailable = &v
-		}
-		if spec.Strategy.RollingUpdate.MaxSurge == nil {
-			v := intstr.FromString("25%")
-			spec.Strategy.RollingUpdate.MaxSurge = &v
-		}
-	}
-	if spec.RevisionHistoryLimit == nil {
-		spec.RevisionHistoryLimit = ptr(int32(10))
-	}
-	if spec.ProgressDeadlineSeconds == nil {
-		spec.ProgressDeadlineSeconds = ptr(int32(600))
-	}
-	return out
+	return defaulting.Deployment(d)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -134,8 +134,12 @@
 //
 // # Input
 //
-// The Deployment must be defaulted ([Default]) and valid ([Validate]); Plan
-// returns an error naming the field otherwise, and never panics. Objects may
+// The Deployment must be defaulted as the API server stores it and valid
+// ([Validate]); Plan returns an error naming the field otherwise, and never
+// panics. An object read from a cluster is already defaulted; a manifest
+// needs one call of [Default] (the v1.37 API server's defaults, pod template
+// included, so that the pod-template-hash and the ReplicaSet names are a
+// cluster's). Objects may
 // come straight from informer caches: Plan never modifies its input. Its
 // output shares unchanged parts with the input (copies are shallow), so it
 // is read-only in the same way.

@@ -60,7 +60,7 @@ func ExamplePlan() {
 	}
 	fmt.Println(res.Notes[0])
 	// Output:
-	// create nginx-6df7dc6747 replicas 1
-	// Normal ScalingReplicaSet Scaled up replica set nginx-6df7dc6747 from 0 to 1
+	// create nginx-5f76cbf49 replicas 1
+	// Normal ScalingReplicaSet Scaled up replica set nginx-5f76cbf49 from 0 to 1
 	// old replica sets stay: maxScaledDown 0 = all pods 4 - minAvailable 3 - unavailable new pods 1
 }

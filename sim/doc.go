@@ -53,7 +53,7 @@
 // shows each in one line ([DescribeStop]):
 //
 //	deployment/web requeued: the sync's 2nd deployment write, after recording revision 2, was stale (409 Conflict, as upstream; retried)
-//	deployment/web requeued: stale write of replica set web-58597d7d56, already written in this sync (409 Conflict, as upstream; retried)
+//	deployment/web requeued: stale write of replica set web-8679587d46, already written in this sync (409 Conflict, as upstream; retried)
 //
 // A pod-template-hash collision and a write the API server refuses as
 // invalid (an int32 overflow of the status counts) get their own lines;

@@ -790,13 +790,15 @@ func (s *Sim) syncRSState(st *rsState, rs *appsv1.ReplicaSet) {
 	}
 }
 
-// createDeployment stores a new Deployment (defaulted by the caller).
+// createDeployment stores a new Deployment, defaulted as the API server
+// defaults every write (rollout.Default: the v1.37 defaults, pod template
+// included, so ReplicaSet names are a cluster's).
 func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	key := objKey(d.Namespace, d.Name)
 	if _, ok := s.st.deployments[key]; ok {
 		return &apiError{"AlreadyExists", fmt.Sprintf("deployments.apps %q already exists", d.Name)}
 	}
-	d = d.DeepCopy()
+	d = rollout.Default(d) // a copy
 	d.UID = s.st.nextUID()
 	d.ResourceVersion = s.st.nextRV()
 	d.Generation = 1
@@ -814,9 +816,13 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 }
 
 // writeDeploymentSpec stores a user's change of a Deployment (metadata and
-// spec), bumping generation when the spec or the annotations changed (the
-// apps registry's rule: annotations are copied to ReplicaSets).
+// spec), defaulted as the API server defaults every write (an edit of a
+// stored object changes no default, but an edit may add a container, a
+// probe or a volume), bumping generation when the spec or the annotations
+// changed (the apps registry's rule: annotations are copied to
+// ReplicaSets).
 func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
+	d = rollout.Default(d)
 	d.ResourceVersion = s.st.nextRV()
 	d.Status = old.Status
 	d.UID = old.UID

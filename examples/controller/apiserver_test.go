@@ -141,7 +141,7 @@ func TestSyncConflictRequeues(t *testing.T) {
 		t.Fatalf("plan: %v", res)
 	}
 	h.drainEvents()
-	want := []string{"Normal ScalingReplicaSet Scaled up replica set nginx-deployment-7df89985c6 from 0 to 3"}
+	want := []string{"Normal ScalingReplicaSet Scaled up replica set nginx-deployment-54fd4d6d4c from 0 to 3"}
 	if !slices.Equal(h.events, want) {
 		t.Fatalf("events of the failed sync: %q, want %q (the create succeeded)", h.events, want)
 	}

@@ -48,9 +48,9 @@ func TestExecuteRollout(t *testing.T) {
 		{Verb: "create", Resource: "apps/v1/replicasets", Namespace: "default", Object: created, Options: metav1.CreateOptions{}},
 		{Verb: "update", Resource: "apps/v1/deployments", Subresource: "status", Namespace: "default", Object: status, Options: metav1.UpdateOptions{}},
 	}, calls(cs))
-	diff(t, "events", []string{"Normal ScalingReplicaSet Scaled up replica set nginx-6df7dc6747 from 0 to 1"}, events(rec))
+	diff(t, "events", []string{"Normal ScalingReplicaSet Scaled up replica set nginx-5f76cbf49 from 0 to 1"}, events(rec))
 
-	got, err := cs.AppsV1().ReplicaSets("default").Get(context.Background(), "nginx-6df7dc6747", metav1.GetOptions{})
+	got, err := cs.AppsV1().ReplicaSets("default").Get(context.Background(), "nginx-5f76cbf49", metav1.GetOptions{})
 	if err != nil || *got.Spec.Replicas != 1 {
 		t.Errorf("new ReplicaSet in the cluster = %v, %v; want 1 replica", got, err)
 	}
@@ -71,16 +71,16 @@ func TestExecuteStopsAtFirstFailure(t *testing.T) {
 		t.Fatalf("plan:\n%s", res.Explain())
 	}
 	cs, rec, w := world(s)
-	conflict := apierrors.NewConflict(rsResource, "nginx-6df7dc6747", errors.New("the object has been modified"))
-	refuse(cs, "update", "replicasets", "nginx-6df7dc6747", conflict)
+	conflict := apierrors.NewConflict(rsResource, "nginx-5f76cbf49", errors.New("the object has been modified"))
+	refuse(cs, "update", "replicasets", "nginx-5f76cbf49", conflict)
 
 	err := rollout.Execute(context.Background(), w, s, res)
-	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "action 2 of 3 (scale up nginx-6df7dc6747 from 1 to 2") {
+	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "action 2 of 3 (scale up nginx-5f76cbf49 from 1 to 2") {
 		t.Fatalf("Execute = %v, want action 2's conflict", err)
 	}
 	diff(t, "requests", []string{
 		"update apps/v1/replicasets nginx-old",
-		"update apps/v1/replicasets nginx-6df7dc6747",
+		"update apps/v1/replicasets nginx-5f76cbf49",
 	}, verbs(cs))
 	diff(t, "events", []string{"Normal ScalingReplicaSet Scaled up replica set nginx-old from 3 to 6"}, events(rec))
 }
@@ -116,19 +116,19 @@ func TestExecuteCreateForbidden(t *testing.T) {
 	s := rolloutSnapshot()
 	res := mustPlan(t, s)
 	cs, rec, w := world(s)
-	quota := apierrors.NewForbidden(rsResource, "nginx-6df7dc6747", errors.New("exceeded quota: pods"))
-	refuse(cs, "create", "replicasets", "nginx-6df7dc6747", quota)
+	quota := apierrors.NewForbidden(rsResource, "nginx-5f76cbf49", errors.New("exceeded quota: pods"))
+	refuse(cs, "create", "replicasets", "nginx-5f76cbf49", quota)
 
 	err := rollout.Execute(context.Background(), w, s, res)
 	if !apierrors.IsForbidden(err) {
 		t.Fatalf("Execute = %v, want the Forbidden error", err)
 	}
 	diff(t, "requests", []string{
-		"create apps/v1/replicasets nginx-6df7dc6747",
+		"create apps/v1/replicasets nginx-5f76cbf49",
 		"update apps/v1/deployments/status nginx",
 	}, verbs(cs))
 	diff(t, "events", []string{
-		fmt.Sprintf("Warning ReplicaSetCreateError Failed to create new replica set %q: %v", "nginx-6df7dc6747", quota),
+		fmt.Sprintf("Warning ReplicaSetCreateError Failed to create new replica set %q: %v", "nginx-5f76cbf49", quota),
 	}, events(rec))
 	got, err := cs.AppsV1().Deployments("default").Get(context.Background(), "nginx", metav1.GetOptions{})
 	if err != nil {
@@ -199,7 +199,7 @@ func TestExecuteClaimAndCleanup(t *testing.T) {
 	for _, rs := range list.Items {
 		left = append(left, rs.Name+" controller="+controllerOf(&rs))
 	}
-	diff(t, "ReplicaSets left", []string{"nginx-6df7dc6747 controller=nginx", "nginx-stray controller="}, left)
+	diff(t, "ReplicaSets left", []string{"nginx-5f76cbf49 controller=nginx", "nginx-stray controller="}, left)
 }
 
 func controllerOf(rs *appsv1.ReplicaSet) string {

@@ -65,13 +65,13 @@ func Example_tour() {
 	}
 	fmt.Println(<-recorder.Events)
 	// Output:
-	// 1. create replica set nginx-b48fcb456 with 3 replicas: no replica set has the pod template; revision 1, hash b48fcb456; total 0 < replicas 3 + maxSurge 1, room for 4, capped by 3 still missing
+	// 1. create replica set nginx-7cc6ddf6fd with 3 replicas: no replica set has the pod template; revision 1, hash 7cc6ddf6fd; total 0 < replicas 3 + maxSurge 1, room for 4, capped by 3 still missing
 	// 2. update status of deployment nginx: record revision 1 and Progressing=True NewReplicaSetCreated
-	// event: Normal ScalingReplicaSet Scaled up replica set nginx-b48fcb456 from 0 to 3
+	// event: Normal ScalingReplicaSet Scaled up replica set nginx-7cc6ddf6fd from 0 to 3
 	// stopped: unavailable 0->3, observedGeneration 0->1, terminating nil->0, Available=False MinimumReplicasUnavailable: upstream sends the deployment read at the start of the sync again after an earlier write: conflict (requeue rate-limited)
 	// error: sync stopped early: unavailable 0->3, observedGeneration 0->1, terminating nil->0, Available=False MinimumReplicasUnavailable: upstream sends the deployment read at the start of the sync again after an earlier write: conflict
-	// replica set nginx-b48fcb456 3
-	// Normal ScalingReplicaSet Scaled up replica set nginx-b48fcb456 from 0 to 3
+	// replica set nginx-7cc6ddf6fd 3
+	// Normal ScalingReplicaSet Scaled up replica set nginx-7cc6ddf6fd from 0 to 3
 }
 
 // TestREADMETour: the README's tour is tourSync's body, line for line, so

@@ -10,14 +10,30 @@
 // From this directory (the first run builds the controller: about five
 // minutes on two cores, seconds afterwards):
 //
-//	go test ./...                                            # what CI runs: 3,000 single syncs, 1,000 runs to the fixpoint
+//	go test ./...                                            # what CI runs: 3,000 single syncs, 1,000 runs to the fixpoint, 5,000 defaultings
 //	go test -run TestSingleSync -rapid.checks=100000 -timeout 2h .
 //	go test -run TestFixpoint   -rapid.checks=20000  -timeout 2h .
+//	go test -run 'TestDefaulting$' -rapid.checks=100000 .       # about 50 s
 //
 // A failure prints the first differing sync (upstream's writes, events and
 // stored objects against the plan's, with the plan's own explanation) and
 // the rapid seed that reproduces it; rapid then shrinks it to a minimal
 // state.
+//
+// # Defaulting
+//
+// TestDefaulting (defaulting_test.go) compares
+// [github.com/deploymath/deploymath/rollout/defaulting.Deployment] with the
+// real v1.37.1 defaulters (legacyscheme.Scheme.Default on an apps/v1
+// Deployment, as the API server runs them) on random Deployments as users
+// write them: every defaulted field missing or set, containers, init
+// containers and ephemeral containers (which validation refuses in a
+// template, but the defaulter reaches), image references of every shape
+// and many that do not parse, ports, env sources, resource quantities in
+// many internal forms, probes and lifecycle handlers of every kind, and
+// volumes of every kind. The whole Deployment must be equal (cmp.Diff) and
+// so must the pod-template-hash. TestDefaultingVectors checks
+// testdata/defaulting/vectors.json against the real defaulters.
 //
 // # What runs
 //
