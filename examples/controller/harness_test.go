@@ -335,7 +335,8 @@ func loadScenario(t *testing.T, name string) (*sim.Scenario, bool) {
 	}
 	for _, st := range sc.Steps {
 		if len(st.Apply) > 0 || st.EditConfigMap != nil || st.EditSecret != nil || st.KillPods != nil ||
-			st.FailNode != "" || st.RecoverNode != "" {
+			st.FailNode != "" || st.RecoverNode != "" ||
+			st.Pod != nil || st.When != nil || st.UnreachableNode != "" || st.DeleteNode != "" {
 			return sc, false
 		}
 	}
