@@ -90,9 +90,9 @@ func startCluster(t *testing.T) *cluster {
 	return c
 }
 
-// captureKlog sends the global klog output (the controllers log there) to
-// a file in the test's directory instead of stderr, and prints its tail
-// when the test fails.
+// captureKlog sends the global klog output (the controllers and parts of
+// the API server log there) to a file in the test's directory instead of
+// stderr, and prints its tail when the test fails.
 func captureKlog(t *testing.T) {
 	t.Helper()
 	name := filepath.Join(t.TempDir(), "klog.txt")
@@ -131,7 +131,7 @@ func logTail(t *testing.T, name string, n int) {
 			lines = lines[1:]
 		}
 	}
-	t.Logf("last %d lines of the controllers' log:", len(lines))
+	t.Logf("last %d lines of klog's output (the controllers and the API server log there):", len(lines))
 	for _, l := range lines {
 		t.Log(l)
 	}
