@@ -1,0 +1,212 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/deploymath/deploymath/sim"
+)
+
+const revisionAnnotation = "deployment.kubernetes.io/revision"
+
+// rolloutRecord is what one side (the simulator or the real control plane)
+// did to one Deployment, in a form both sides can give.
+type rolloutRecord struct {
+	// Revision is the Deployment's final revision annotation.
+	Revision string
+	// ReplicaSets in order of first appearance.
+	ReplicaSets []rsRecord
+	// Events of the Deployment in the order they were recorded:
+	// "Type Reason: message", with every count > 1 expanded.
+	Events []string
+	// Final is the Deployment's status at the end.
+	Final finalStatus
+}
+
+// rsRecord is one ReplicaSet: its name, revision and every spec.replicas
+// it had, consecutive repeats dropped.
+type rsRecord struct {
+	Name, Revision string
+	Sizes          []int32
+}
+
+// finalStatus is the part of a Deployment's status that is compared.
+type finalStatus struct {
+	Generation, ObservedGeneration                   int64
+	Replicas, Updated, Ready, Available, Unavailable int32
+	Terminating                                      *int32
+	Conditions                                       []condition
+}
+
+// condition is a Deployment condition without its times.
+type condition struct{ Type, Status, Reason, Message string }
+
+// rsWatch records every ReplicaSet of a namespace as the API server's watch
+// delivers it: each create and update is one event, so every size a
+// ReplicaSet was written with is seen.
+type rsWatch struct {
+	mu   sync.Mutex
+	byNm map[string]*rsRecord
+	ord  []string
+}
+
+func (w *rsWatch) observe(obj any) {
+	rs, ok := obj.(*appsv1.ReplicaSet)
+	if !ok {
+		return
+	}
+	size := int32(1)
+	if rs.Spec.Replicas != nil {
+		size = *rs.Spec.Replicas
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.byNm[rs.Name]
+	if r == nil {
+		r = &rsRecord{Name: rs.Name}
+		w.byNm[rs.Name] = r
+		w.ord = append(w.ord, rs.Name)
+	}
+	r.Revision = rs.Annotations[revisionAnnotation]
+	if n := len(r.Sizes); n == 0 || r.Sizes[n-1] != size {
+		r.Sizes = append(r.Sizes, size)
+	}
+}
+
+func (w *rsWatch) records() []rsRecord {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []rsRecord
+	for _, n := range w.ord {
+		r := *w.byNm[n]
+		r.Sizes = slices.Clone(r.Sizes)
+		out = append(out, r)
+	}
+	return out
+}
+
+// watchReplicaSets starts recording the namespace's ReplicaSets; it
+// returns once the informer has synced and stops when the test ends.
+func watchReplicaSets(t *testing.T, c *cluster, namespace string) *rsWatch {
+	t.Helper()
+	w := &rsWatch{byNm: map[string]*rsRecord{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	factory := informers.NewSharedInformerFactoryWithOptions(c.client, 0, informers.WithNamespace(namespace))
+	inf := factory.Apps().V1().ReplicaSets().Informer()
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    w.observe,
+		UpdateFunc: func(_, obj any) { w.observe(obj) },
+	}); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	t.Cleanup(func() { cancel(); factory.Shutdown() })
+	waitCtx, stop := context.WithTimeout(ctx, 30*time.Second)
+	defer stop()
+	if !cache.WaitForCacheSync(waitCtx.Done(), inf.HasSynced) {
+		t.Fatal("the ReplicaSet informer did not sync in 30s")
+	}
+	return w
+}
+
+// deploymentEvents lists the Deployment's events from the events API in
+// the order they were created (an event's name is the object's name and
+// the creation time in nanoseconds, in hex).
+func deploymentEvents(ctx context.Context, c *cluster, namespace, name string) ([]string, error) {
+	list, err := c.client.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.Set{"involvedObject.kind": "Deployment", "involvedObject.name": name}.String(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	evs := slices.Clone(list.Items)
+	slices.SortFunc(evs, func(a, b corev1.Event) int {
+		if c := a.FirstTimestamp.Compare(b.FirstTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	var out []string
+	for _, e := range evs {
+		for range max(e.Count, 1) {
+			out = append(out, fmt.Sprintf("%s %s: %s", e.Type, e.Reason, e.Message))
+		}
+	}
+	return out, nil
+}
+
+// statusOf takes the compared part of a Deployment's status.
+func statusOf(d *appsv1.Deployment) finalStatus {
+	s := finalStatus{
+		Generation: d.Generation, ObservedGeneration: d.Status.ObservedGeneration,
+		Replicas: d.Status.Replicas, Updated: d.Status.UpdatedReplicas, Ready: d.Status.ReadyReplicas,
+		Available: d.Status.AvailableReplicas, Unavailable: d.Status.UnavailableReplicas,
+		Terminating: d.Status.TerminatingReplicas,
+	}
+	for _, c := range d.Status.Conditions {
+		s.Conditions = append(s.Conditions, condition{string(c.Type), string(c.Status), c.Reason, c.Message})
+	}
+	return s
+}
+
+// simRecord takes the same record from a simulator run: the ReplicaSet
+// rows, events and final row of the Deployment in every frame.
+func simRecord(res *sim.Result, deployment string) (rolloutRecord, error) {
+	var rec rolloutRecord
+	byName := map[string]int{}
+	var last *sim.DeploymentRow
+	for fi := range res.Trace.Frames {
+		f := &res.Trace.Frames[fi]
+		for _, e := range f.Events {
+			if e.Object == deployment { // the simulator names the Deployment alone
+				rec.Events = append(rec.Events, fmt.Sprintf("%s %s: %s", e.Type, e.Reason, e.Message))
+			}
+		}
+		for di := range f.Deployments {
+			d := &f.Deployments[di]
+			if d.Name != deployment {
+				continue
+			}
+			last = d
+			for _, rs := range d.ReplicaSets {
+				i, ok := byName[rs.Name]
+				if !ok {
+					i = len(rec.ReplicaSets)
+					byName[rs.Name] = i
+					rec.ReplicaSets = append(rec.ReplicaSets, rsRecord{Name: rs.Name})
+				}
+				r := &rec.ReplicaSets[i]
+				r.Revision = rs.Revision
+				if n := len(r.Sizes); n == 0 || r.Sizes[n-1] != rs.Desired {
+					r.Sizes = append(r.Sizes, rs.Desired)
+				}
+			}
+		}
+	}
+	if last == nil {
+		return rec, fmt.Errorf("the simulator's trace has no Deployment %s", deployment)
+	}
+	rec.Revision = last.Revision
+	rec.Final = finalStatus{
+		Generation: last.Generation, ObservedGeneration: last.ObservedGeneration,
+		Replicas: last.Replicas, Updated: last.Updated, Ready: last.Ready,
+		Available: last.Available, Unavailable: last.Unavailable, Terminating: last.Terminating,
+	}
+	for _, c := range last.Conditions {
+		rec.Final.Conditions = append(rec.Final.Conditions, condition{c.Type, c.Status, c.Reason, c.Message})
+	}
+	return rec, nil
+}
