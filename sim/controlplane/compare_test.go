@@ -84,7 +84,7 @@ func compareRecords(simRec, realRec rolloutRecord) comparison {
 	simNames, realNames := revisionNames(simRec), revisionNames(realRec)
 
 	// ReplicaSets by revision.
-	section("REPLICASETS (matched by revision; names are reported, not compared)")
+	section("REPLICASETS (matched by revision; names, sizes compared)")
 	fmt.Fprintln(tw, "REV\tSIM NAME\tREAL NAME\tSIM SIZES\tREAL SIZES\t")
 	revs := map[string]bool{}
 	for _, r := range append(slices.Clone(simRec.ReplicaSets), realRec.ReplicaSets...) {
@@ -99,9 +99,13 @@ func compareRecords(simRec, realRec rolloutRecord) comparison {
 			mark = "DIFFERS: only on one side"
 		case !slices.Equal(s.Sizes, r.Sizes):
 			mark = "DIFFERS"
+		case s.Name != r.Name:
+			// The simulator applies the API server's defaulting before
+			// hashing, so the pod-template-hash must be a cluster's.
+			mark = "DIFFERS: name"
 		}
 		if mark != "" {
-			diffs = append(diffs, fmt.Sprintf("revision %s: sizes sim %s, real %s", rev, sizes(s.Sizes, sok), sizes(r.Sizes, rok)))
+			diffs = append(diffs, fmt.Sprintf("revision %s: name sim %s, real %s; sizes sim %s, real %s", rev, name(s, sok), name(r, rok), sizes(s.Sizes, sok), sizes(r.Sizes, rok)))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rev, name(s, sok), name(r, rok), sizes(s.Sizes, sok), sizes(r.Sizes, rok), mark)
 	}

@@ -69,13 +69,12 @@
 //
 // # What is compared, and every normalisation
 //
-//  1. ReplicaSets are matched by revision. Their names are shown, not
-//     compared: the simulator does not yet apply the API server's
-//     defaulting to the pod template, so its pod-template-hash differs
-//     (nginx-deployment-7df89985c6 and -68649b46bf in the simulator,
-//     nginx-deployment-54fd4d6d4c and -76df5b8bb8 on the control plane).
-//     In event and condition messages every ReplicaSet name is replaced by
-//     "<rs rev N>", N being its revision on that side.
+//  1. ReplicaSets are matched by revision, and their names must be equal
+//     too: the simulator applies the API server's defaulting before
+//     hashing, so both sides name them nginx-deployment-54fd4d6d4c and
+//     nginx-deployment-76df5b8bb8. In event and condition messages every
+//     ReplicaSet name is still replaced by "<rs rev N>", so that a name
+//     difference is reported once, in the ReplicaSet table.
 //  2. Sizes: every spec.replicas a ReplicaSet was written with, consecutive
 //     repeats dropped, compared in order. On the control plane they come
 //     from a watch (every write is a watch event); in the simulator from
