@@ -147,12 +147,14 @@
 // # Cost
 //
 // A sync that writes nothing (the most common one) of a 10-ReplicaSet
-// Deployment with a production-size pod template costs about 5 µs and 8
+// Deployment with a production-size pod template costs about 3–5 µs and 5
 // allocations on a shared 2-core machine; one that scales a ReplicaSet and
-// writes the status 15–18 µs and 35 allocations. Cost is linear in
-// ReplicaSets (about 0.2 µs each) and, for Recreate only, in pods
-// (about 35 ns each). [Options.Quiet] skips the explanations for callers
-// that never read them. See BENCHMARKS.md.
+// writes the status 6–18 µs and 34 allocations (the range is the
+// machine's drift between days). Cost is linear in ReplicaSets (about
+// 0.1–0.2 µs each) and, for Recreate only, in pods (about 10–35 ns each).
+// [Options.Quiet] skips the explanations for callers that never read them.
+// The building blocks alone cost tens to hundreds of nanoseconds. See
+// BENCHMARKS.md.
 //
 // [Apply] applies a result to a snapshot the way an API server would, for
 // tests and simulations.
