@@ -18,7 +18,7 @@ var controllerKind = appsv1.SchemeGroupVersion.WithKind("Deployment")
 // snapshot's order and objects (upstream keeps its cache objects too).
 func (p *planner) claimReplicaSets() ([]*appsv1.ReplicaSet, error) {
 	d := p.d
-	claimed := make([]*appsv1.ReplicaSet, 0, len(p.w.snap.ReplicaSets))
+	claimed := p.w.rsList(len(p.w.snap.ReplicaSets))
 	var errs []error
 	for _, rs := range p.w.snap.ReplicaSets {
 		if rs.Namespace != d.Namespace {

@@ -24,7 +24,7 @@ func (p *planner) getAllReplicaSetsAndSyncRevision(create bool) (*appsv1.Replica
 	// so every later use sees that order. The list and the template do not
 	// change within a sync (a rollback ends it), so the look-up is done once.
 	p.lookUpNew()
-	oldRSs := findOldReplicaSets(p.rsList, p.existing)
+	oldRSs := p.w.findOldReplicaSets(p.rsList, p.existing)
 	newRS, err := p.getNewReplicaSet(p.existing, oldRSs, create)
 	if err != nil {
 		return nil, nil, err
@@ -148,7 +148,7 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 			Template:        template,
 		},
 	}
-	allRSs := appendRS(oldRSs, rs)
+	allRSs := p.w.appendRS(oldRSs, rs)
 	newReplicas, why := p.newRSSize(allRSs, rs)
 	*rs.Spec.Replicas = newReplicas
 	rs.Annotations, _ = revision.NewReplicaSetAnnotations(d, rs, newRevision, false, maxSurge)

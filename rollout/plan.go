@@ -21,7 +21,11 @@ import (
 func Plan(s Snapshot) (*Result, error) { return PlanWith(s, Options{}) }
 
 // PlanWith is [Plan] with options.
-func PlanWith(s Snapshot, o Options) (*Result, error) {
+func PlanWith(s Snapshot, o Options) (*Result, error) { return plan(s, o, nil) }
+
+// plan is one sync; reuse, when not nil, lends the memory a [Planner]
+// keeps between calls.
+func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 	if s.Deployment == nil {
 		return nil, errors.New("deployment: must not be nil")
 	}
@@ -37,7 +41,7 @@ func PlanWith(s Snapshot, o Options) (*Result, error) {
 	// and the objects written are allocated.
 	p := &planner{d: s.Deployment}
 	w := &p.w
-	w.init(s, o)
+	w.initReusing(s, o, reuse)
 
 	// A selector that selects everything is refused before anything else,
 	// even before validation: upstream only records observedGeneration.
@@ -45,7 +49,7 @@ func PlanWith(s Snapshot, o Options) (*Result, error) {
 	if selectsEverything(d.Spec.Selector) {
 		w.warning("SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
 		if d.Status.ObservedGeneration < d.Generation {
-			d = cloneDeployment(d)
+			d = w.cloneDeployment(d)
 			d.Status.ObservedGeneration = d.Generation
 			// Upstream ignores the error of this write.
 			_ = w.writeDeployment(d, true, fmt.Sprintf("selector selects everything: only observedGeneration is recorded (%d)", d.Generation))
@@ -74,6 +78,22 @@ func (w *world) finish(err error) *Result {
 	if err != nil {
 		w.res.Stop = err.Error()
 		w.res.Requeue = Requeue{RateLimited: true}
+	}
+	if r := w.reuse; r != nil {
+		// Keep the lists' arrays for the next plan (they may have grown).
+		if cap(w.res.Actions) > cap(r.actions) {
+			r.actions = w.res.Actions[:0]
+		}
+		if cap(w.res.Events) > cap(r.events) {
+			r.events = w.res.Events[:0]
+		}
+		if cap(w.res.Notes) > cap(r.notes) {
+			r.notes = w.res.Notes[:0]
+		}
+		// The ReplicaSet lists are the planner's scratch: drop what they
+		// point to so that the Planner keeps no snapshot alive.
+		clear(w.rsBuf[:cap(w.rsBuf)])
+		r.rss = w.rsBuf[:0]
 	}
 	return w.res
 }
@@ -118,7 +138,7 @@ type planner struct {
 // the snapshot's object. Take a fresh p.d after calling it.
 func (p *planner) mut() *appsv1.Deployment {
 	if !p.owned {
-		p.d = cloneDeployment(p.d)
+		p.d = p.w.cloneDeployment(p.d)
 		p.owned = true
 	}
 	return p.d
@@ -192,7 +212,7 @@ func (p *planner) syncStatusOnly() error {
 	if err != nil {
 		return err
 	}
-	return p.syncDeploymentStatus(appendRS(oldRSs, newRS), newRS)
+	return p.syncDeploymentStatus(p.w.appendRS(oldRSs, newRS), newRS)
 }
 
 // syncScale is upstream's sync: scaling events and paused Deployments.
@@ -209,7 +229,7 @@ func (p *planner) syncScale() error {
 			return err
 		}
 	}
-	return p.syncDeploymentStatus(appendRS(oldRSs, newRS), newRS)
+	return p.syncDeploymentStatus(p.w.appendRS(oldRSs, newRS), newRS)
 }
 
 // syncDeploymentStatus writes the calculated status if it changed.
@@ -223,8 +243,9 @@ func (p *planner) syncDeploymentStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv
 	return p.writeDeployment(true, why)
 }
 
-func appendRS(old []*appsv1.ReplicaSet, rs *appsv1.ReplicaSet) []*appsv1.ReplicaSet {
-	out := make([]*appsv1.ReplicaSet, 0, len(old)+1)
+// appendRS returns a new list: old, then rs.
+func (w *world) appendRS(old []*appsv1.ReplicaSet, rs *appsv1.ReplicaSet) []*appsv1.ReplicaSet {
+	out := w.rsList(len(old) + 1)
 	out = append(out, old...)
 	return append(out, rs)
 }

@@ -17,8 +17,8 @@ func (p *planner) rolloutRecreate() error {
 	if err != nil {
 		return err
 	}
-	allRSs := appendRS(oldRSs, newRS)
-	activeOld := filterActive(oldRSs)
+	allRSs := p.w.appendRS(oldRSs, newRS)
+	activeOld := p.w.filterActive(oldRSs)
 
 	scaledDown := false
 	for i, rs := range activeOld {
@@ -43,7 +43,7 @@ func (p *planner) rolloutRecreate() error {
 		if err != nil {
 			return err
 		}
-		allRSs = appendRS(oldRSs, newRS)
+		allRSs = p.w.appendRS(oldRSs, newRS)
 	}
 	if _, _, err := p.scaleAndRecord(newRS, *p.d.Spec.Replicas, "Recreate: no old pod is running any more"); err != nil {
 		return err

@@ -37,9 +37,10 @@ func sortedByCreation(rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
 	return out
 }
 
-// filterActive returns the non-nil ReplicaSets with spec.replicas > 0.
-func filterActive(rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
-	var out []*appsv1.ReplicaSet
+// filterActive returns the non-nil ReplicaSets with spec.replicas > 0, in
+// a new list.
+func (w *world) filterActive(rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
+	out := w.rsList(len(rss))
 	for _, rs := range rss {
 		if rs != nil && *rs.Spec.Replicas > 0 {
 			out = append(out, rs)
@@ -84,9 +85,10 @@ func findNewReplicaSet(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) *appsv
 	return nil
 }
 
-// findOldReplicaSets returns every ReplicaSet but the new one, in rsList's order.
-func findOldReplicaSets(rsList []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) []*appsv1.ReplicaSet {
-	var old []*appsv1.ReplicaSet
+// findOldReplicaSets returns every ReplicaSet but the new one, in rsList's
+// order, in a new list.
+func (w *world) findOldReplicaSets(rsList []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) []*appsv1.ReplicaSet {
+	old := w.rsList(len(rsList))
 	for _, rs := range rsList {
 		if isOld(rs, newRS) {
 			old = append(old, rs)

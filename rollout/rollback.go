@@ -35,7 +35,7 @@ func (p *planner) rollback(to int64) error {
 	// Taken after the look-up, which may have written the Deployment: an
 	// object handed to an earlier write belongs to that action.
 	d := p.mut()
-	allRSs := appendRS(oldRSs, newRS)
+	allRSs := p.w.appendRS(oldRSs, newRS)
 	if to == 0 {
 		if to = lastRevision(allRSs); to == 0 {
 			p.w.warning(RollbackRevisionNotFound, "Unable to find last revision.")

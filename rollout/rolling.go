@@ -13,7 +13,7 @@ func (p *planner) rolloutRolling() error {
 	if err != nil {
 		return err
 	}
-	allRSs := appendRS(oldRSs, newRS)
+	allRSs := p.w.appendRS(oldRSs, newRS)
 
 	scaledUp, err := p.reconcileNewReplicaSet(allRSs, newRS)
 	if err != nil {
@@ -22,7 +22,7 @@ func (p *planner) rolloutRolling() error {
 	if scaledUp {
 		return p.syncRolloutStatus(allRSs, newRS)
 	}
-	scaledDown, err := p.reconcileOldReplicaSets(allRSs, filterActive(oldRSs), newRS)
+	scaledDown, err := p.reconcileOldReplicaSets(allRSs, p.w.filterActive(oldRSs), newRS)
 	if err != nil {
 		return err
 	}

@@ -42,9 +42,17 @@ func (p *planner) scaleReplicaSet(rs *appsv1.ReplicaSet, newScale int32, why str
 		if from < newScale {
 			operation = "up"
 		}
-		p.w.addEvent(Event{Type: corev1.EventTypeNormal, Reason: "ScalingReplicaSet",
-			Message: "Scaled " + operation + " replica set " + updated.Name + " from " + strconv.Itoa(int(from)) + " to " + strconv.Itoa(int(newScale)),
-			After:   len(p.w.res.Actions)})
+		// Built in a stack buffer: one allocation, the string.
+		var buf [128]byte
+		msg := append(buf[:0], "Scaled "...)
+		msg = append(msg, operation...)
+		msg = append(msg, " replica set "...)
+		msg = append(msg, updated.Name...)
+		msg = append(msg, " from "...)
+		msg = strconv.AppendInt(msg, int64(from), 10)
+		msg = append(msg, " to "...)
+		msg = strconv.AppendInt(msg, int64(newScale), 10)
+		p.w.addEvent(Event{Type: corev1.EventTypeNormal, Reason: "ScalingReplicaSet", Message: string(msg), After: len(p.w.res.Actions)})
 	}
 	return sizeChange, updated, nil
 }

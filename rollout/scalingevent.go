@@ -88,7 +88,7 @@ func (p *planner) scale(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) e
 		return nil
 	}
 	slices.SortFunc(oldRSs, func(a, b *appsv1.ReplicaSet) int { return compareByCreation(b, a) })
-	all := appendRS(oldRSs, newRS)
+	all := p.w.appendRS(oldRSs, newRS)
 	if newRS == nil {
 		all = all[:len(all)-1]
 	}
@@ -107,7 +107,7 @@ func (p *planner) scale(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) e
 		return err
 	}
 	if newRS != nil && IsSaturated(p.params, saturationView(newRS)) {
-		for _, rs := range filterActive(oldRSs) {
+		for _, rs := range p.w.filterActive(oldRSs) {
 			if _, _, err := p.scaleAndRecord(rs, 0, fmt.Sprintf("the new replica set %s is saturated (%d wanted, %d available)", newRS.Name, replicas, newRS.Status.AvailableReplicas)); err != nil {
 				return err
 			}
@@ -117,7 +117,7 @@ func (p *planner) scale(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) e
 	if d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType {
 		return nil
 	}
-	active := filterActive(all)
+	active := p.w.filterActive(all)
 	var vbuf [8]ReplicaSet
 	props, _ := proportions(p.params, p.maxSurge(), d.Status.Replicas, valuesOf(vbuf[:0], active), p.w.opts.FixProportionOverflow, nil)
 	for _, s := range props.Shares {

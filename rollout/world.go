@@ -46,14 +46,69 @@ type world struct {
 	status appsv1.DeploymentStatus
 	// createdSeq numbers ReplicaSets created in this plan.
 	createdSeq int
+
+	// reuse is the Planner whose memory this plan borrows, or nil.
+	reuse *Planner
+	// rsBuf holds the plan's lists of ReplicaSets (claimed, old, all,
+	// active) back to back: one array instead of one per list. rsList
+	// hands out its unused tail.
+	rsBuf []*appsv1.ReplicaSet
+	// copies counts the Deployment copies this plan made (see
+	// cloneDeployment).
+	copies int
 }
 
 // init prepares w, which must be zero, for one plan of s. w itself may
-// live on the caller's stack; only the Result it fills is allocated. (Field
-// by field: assigning a whole world literal would zero the large struct a
-// second time.)
-func (w *world) init(s Snapshot, o Options) {
-	w.opts, w.snap, w.res, w.status = o, s, &Result{}, s.Deployment.Status
+// live on the caller's stack; only the Result it fills is allocated, unless
+// reuse lends its own. (Field by field: assigning a whole world literal
+// would zero the large struct a second time.)
+func (w *world) init(s Snapshot, o Options) { w.initReusing(s, o, nil) }
+
+// initReusing is init with the memory of reuse, when not nil.
+func (w *world) initReusing(s Snapshot, o Options, reuse *Planner) {
+	w.opts, w.snap, w.status = o, s, s.Deployment.Status
+	if reuse == nil {
+		w.res = &Result{}
+		return
+	}
+	w.reuse, w.res, w.rsBuf = reuse, &reuse.res, reuse.rss
+	reuse.res = Result{}
+	// The previous plan's entries are garbage now: clear them so that the
+	// Planner keeps nothing of it alive.
+	clear(reuse.actions[:cap(reuse.actions)])
+	clear(reuse.events[:cap(reuse.events)])
+	clear(reuse.notes[:cap(reuse.notes)])
+}
+
+// rsList returns an empty list with room for n ReplicaSets, carved from
+// rsBuf. Its capacity is exactly n, so an append beyond n moves it rather
+// than overwrite the next list.
+func (w *world) rsList(n int) []*appsv1.ReplicaSet {
+	if len(w.rsBuf)+n > cap(w.rsBuf) {
+		// Room for the usual lists of a sync (claimed, old, all, active),
+		// each at most one longer than the snapshot's.
+		size := max(4*(len(w.snap.ReplicaSets)+1), 2*cap(w.rsBuf), n)
+		w.rsBuf = make([]*appsv1.ReplicaSet, 0, size)
+	}
+	off := len(w.rsBuf)
+	w.rsBuf = w.rsBuf[:off+n]
+	return w.rsBuf[off:off:off+n]
+}
+
+// cloneDeployment copies d for changing by replacement (see clone.go):
+// into a new object, or into the reusing Planner's copy for this slot.
+func (w *world) cloneDeployment(d *appsv1.Deployment) *appsv1.Deployment {
+	r := w.reuse
+	if r == nil {
+		return cloneDeployment(d)
+	}
+	if w.copies == len(r.deployments) {
+		r.deployments = append(r.deployments, new(appsv1.Deployment))
+	}
+	c := r.deployments[w.copies]
+	w.copies++
+	*c = *d
+	return c
 }
 
 // smallList is a list whose first entries live inside it: no allocation
@@ -122,14 +177,22 @@ func (w *world) event(typ, reason, format string, args ...any) {
 // four instead of growing one by one.
 func (w *world) addAction(a Action) {
 	if w.res.Actions == nil {
-		w.res.Actions = make([]Action, 0, 4)
+		if w.reuse != nil && cap(w.reuse.actions) > 0 {
+			w.res.Actions = w.reuse.actions[:0]
+		} else {
+			w.res.Actions = make([]Action, 0, 4)
+		}
 	}
 	w.res.Actions = append(w.res.Actions, a)
 }
 
 func (w *world) addEvent(e Event) {
 	if w.res.Events == nil {
-		w.res.Events = make([]Event, 0, 2)
+		if w.reuse != nil && cap(w.reuse.events) > 0 {
+			w.res.Events = w.reuse.events[:0]
+		} else {
+			w.res.Events = make([]Event, 0, 2)
+		}
 	}
 	w.res.Events = append(w.res.Events, e)
 }
@@ -260,6 +323,9 @@ func (w *world) writeDeployment(d *appsv1.Deployment, status bool, why string) e
 func (p *planner) note(format string, args ...any) {
 	if p.w.opts.Quiet {
 		return
+	}
+	if p.w.res.Notes == nil && p.w.reuse != nil {
+		p.w.res.Notes = p.w.reuse.notes[:0:cap(p.w.reuse.notes)]
 	}
 	p.w.res.Notes = append(p.w.res.Notes, fmt.Sprintf(format, args...))
 }
