@@ -92,7 +92,7 @@ func (w *world) rsList(n int) []*appsv1.ReplicaSet {
 	}
 	off := len(w.rsBuf)
 	w.rsBuf = w.rsBuf[:off+n]
-	return w.rsBuf[off:off:off+n]
+	return w.rsBuf[off : off : off+n]
 }
 
 // cloneDeployment copies d for changing by replacement (see clone.go):
