@@ -85,9 +85,9 @@ func (w *world) initReusing(s Snapshot, o Options, reuse *Planner) {
 // than overwrite the next list.
 func (w *world) rsList(n int) []*appsv1.ReplicaSet {
 	if len(w.rsBuf)+n > cap(w.rsBuf) {
-		// Room for the usual lists of a sync (claimed, old, all, active),
-		// each at most one longer than the snapshot's.
-		size := max(4*(len(w.snap.ReplicaSets)+1), 2*cap(w.rsBuf), n)
+		// Room for the usual lists of a sync: claimed, old and active (at
+		// most as long as the snapshot's) and all (one longer).
+		size := max(4*len(w.snap.ReplicaSets)+1, 2*cap(w.rsBuf), n)
 		w.rsBuf = make([]*appsv1.ReplicaSet, 0, size)
 	}
 	off := len(w.rsBuf)
