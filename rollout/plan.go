@@ -87,9 +87,6 @@ func (w *world) finish(err error) *Result {
 		if cap(w.res.Events) > cap(r.events) {
 			r.events = w.res.Events[:0]
 		}
-		if cap(w.res.Notes) > cap(r.notes) {
-			r.notes = w.res.Notes[:0]
-		}
 		// The ReplicaSet lists are the planner's scratch: drop what they
 		// point to so that the Planner keeps no snapshot alive.
 		clear(w.rsBuf[:cap(w.rsBuf)])

@@ -77,7 +77,6 @@ func (w *world) initReusing(s Snapshot, o Options, reuse *Planner) {
 	// Planner keeps nothing of it alive.
 	clear(reuse.actions[:cap(reuse.actions)])
 	clear(reuse.events[:cap(reuse.events)])
-	clear(reuse.notes[:cap(reuse.notes)])
 }
 
 // rsList returns an empty list with room for n ReplicaSets, carved from
@@ -323,9 +322,6 @@ func (w *world) writeDeployment(d *appsv1.Deployment, status bool, why string) e
 func (p *planner) note(format string, args ...any) {
 	if p.w.opts.Quiet {
 		return
-	}
-	if p.w.res.Notes == nil && p.w.reuse != nil {
-		p.w.res.Notes = p.w.reuse.notes[:0:cap(p.w.reuse.notes)]
 	}
 	p.w.res.Notes = append(p.w.res.Notes, fmt.Sprintf(format, args...))
 }
