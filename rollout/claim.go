@@ -18,7 +18,7 @@ var controllerKind = appsv1.SchemeGroupVersion.WithKind("Deployment")
 // snapshot's order and objects (upstream keeps its cache objects too).
 func (p *planner) claimReplicaSets() ([]*appsv1.ReplicaSet, error) {
 	d := p.d
-	claimed := p.w.rsList(len(p.w.snap.ReplicaSets))
+	claimed := p.w.claimedList()
 	var errs []error
 	for _, rs := range p.w.snap.ReplicaSets {
 		if rs.Namespace != d.Namespace {
@@ -32,6 +32,7 @@ func (p *planner) claimReplicaSets() ([]*appsv1.ReplicaSet, error) {
 			claimed = append(claimed, rs)
 		}
 	}
+	p.w.claimed = claimed
 	return claimed, errors.Join(errs...)
 }
 

@@ -89,8 +89,9 @@ func (w *world) finish(err error) *Result {
 		}
 		// The ReplicaSet lists are the planner's scratch: drop what they
 		// point to so that the Planner keeps no snapshot alive.
+		clear(w.claimed[:cap(w.claimed)])
 		clear(w.rsBuf[:cap(w.rsBuf)])
-		r.rss = w.rsBuf[:0]
+		r.claimed, r.rss = w.claimed[:0], w.rsBuf[:0]
 	}
 	return w.res
 }

@@ -32,6 +32,7 @@ type Planner struct {
 	res         Result
 	actions     []Action
 	events      []Event
+	claimed     []*appsv1.ReplicaSet
 	rss         []*appsv1.ReplicaSet
 	deployments []*appsv1.Deployment
 }

@@ -40,7 +40,13 @@ func sortedByCreation(rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
 // filterActive returns the non-nil ReplicaSets with spec.replicas > 0, in
 // a new list.
 func (w *world) filterActive(rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
-	out := w.rsList(len(rss))
+	n := 0
+	for _, rs := range rss {
+		if rs != nil && *rs.Spec.Replicas > 0 {
+			n++
+		}
+	}
+	out := w.rsList(n)
 	for _, rs := range rss {
 		if rs != nil && *rs.Spec.Replicas > 0 {
 			out = append(out, rs)
@@ -88,7 +94,13 @@ func findNewReplicaSet(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) *appsv
 // findOldReplicaSets returns every ReplicaSet but the new one, in rsList's
 // order, in a new list.
 func (w *world) findOldReplicaSets(rsList []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) []*appsv1.ReplicaSet {
-	old := w.rsList(len(rsList))
+	n := 0
+	for _, rs := range rsList {
+		if isOld(rs, newRS) {
+			n++
+		}
+	}
+	old := w.rsList(n)
 	for _, rs := range rsList {
 		if isOld(rs, newRS) {
 			old = append(old, rs)

@@ -49,9 +49,11 @@ type world struct {
 
 	// reuse is the Planner whose memory this plan borrows, or nil.
 	reuse *Planner
-	// rsBuf holds the plan's lists of ReplicaSets (claimed, old, all,
-	// active) back to back: one array instead of one per list. rsList
-	// hands out its unused tail.
+	// claimed is the list of claimed ReplicaSets (see claimReplicaSets).
+	claimed []*appsv1.ReplicaSet
+	// rsBuf holds the plan's other lists of ReplicaSets (old, all, active)
+	// back to back: one array instead of one per list. rsList hands out
+	// its unused tail.
 	rsBuf []*appsv1.ReplicaSet
 	// copies counts the Deployment copies this plan made (see
 	// cloneDeployment).
@@ -71,7 +73,7 @@ func (w *world) initReusing(s Snapshot, o Options, reuse *Planner) {
 		w.res = &Result{}
 		return
 	}
-	w.reuse, w.res, w.rsBuf = reuse, &reuse.res, reuse.rss
+	w.reuse, w.res, w.claimed, w.rsBuf = reuse, &reuse.res, reuse.claimed, reuse.rss
 	reuse.res = Result{}
 	// The previous plan's entries are garbage now: clear them so that the
 	// Planner keeps nothing of it alive.
@@ -79,14 +81,28 @@ func (w *world) initReusing(s Snapshot, o Options, reuse *Planner) {
 	clear(reuse.events[:cap(reuse.events)])
 }
 
+// claimedList returns an empty list with room for every ReplicaSet of the
+// snapshot, for claimReplicaSets.
+func (w *world) claimedList() []*appsv1.ReplicaSet {
+	n := len(w.snap.ReplicaSets)
+	if cap(w.claimed) < n {
+		w.claimed = make([]*appsv1.ReplicaSet, 0, n)
+	}
+	return w.claimed[:0]
+}
+
 // rsList returns an empty list with room for n ReplicaSets, carved from
-// rsBuf. Its capacity is exactly n, so an append beyond n moves it rather
-// than overwrite the next list.
+// rsBuf (nil for n = 0). Its capacity is exactly n, so an append beyond n
+// moves it rather than overwrite the next list.
 func (w *world) rsList(n int) []*appsv1.ReplicaSet {
+	if n == 0 {
+		return nil
+	}
 	if len(w.rsBuf)+n > cap(w.rsBuf) {
-		// Room for the usual lists of a sync: claimed, old and active (at
-		// most as long as the snapshot's) and all (one longer).
-		size := max(4*len(w.snap.ReplicaSets)+1, 2*cap(w.rsBuf), n)
+		// Room for the lists of a sync whose new ReplicaSet exists, one
+		// of the claimed ones: old (the others), all (the claimed ones) and
+		// active (at most the old ones).
+		size := max(3*len(w.claimed)-2, 2*cap(w.rsBuf), n)
 		w.rsBuf = make([]*appsv1.ReplicaSet, 0, size)
 	}
 	off := len(w.rsBuf)
