@@ -153,7 +153,9 @@
 // machine's drift between days). Cost is linear in ReplicaSets (about
 // 0.1–0.2 µs each) and, for Recreate only, in pods (about 10–35 ns each).
 // [Options.Quiet] skips the explanations for callers that never read them.
-// The building blocks alone cost tens to hundreds of nanoseconds. See
+// A [Planner] plans sync after sync reusing its Result and copies: a
+// converged sync then allocates nothing, and a sync that writes is 10–20 %
+// faster. The building blocks alone cost tens to hundreds of nanoseconds. See
 // BENCHMARKS.md.
 //
 // [Apply] applies a result to a snapshot the way an API server would, for
