@@ -178,20 +178,29 @@ func cloneCanary(c Canary) Canary {
 }
 
 func TestValidate(t *testing.T) {
-	_, c := Demo()
 	for _, tc := range []struct {
-		steps []int32
-		want  string
+		name string
+		edit func(*Canary)
+		want string
 	}{
-		{nil, "must end with 100"},
-		{[]int32{50}, "must end with 100"},
-		{[]int32{50, 50, 100}, "steps[1]: 50"},
-		{[]int32{0, 100}, "steps[0]: 0"},
+		{"no steps", func(c *Canary) { c.Steps = nil }, "steps: []: must end with 100"},
+		{"last step not 100", func(c *Canary) { c.Steps = []int32{50} }, "steps: [50]: must end with 100"},
+		{"steps not increasing", func(c *Canary) { c.Steps = []int32{50, 50, 100} }, "steps[1]: 50"},
+		{"step of 0", func(c *Canary) { c.Steps = []int32{0, 100} }, "steps[0]: 0"},
+		{"step negative", func(c *Canary) { c.Step = -1 }, "step: -1: out of range"},
+		{"step beyond promotion", func(c *Canary) { c.Step = len(c.Steps) + 1 }, "step: 4: out of range [0, 3]"},
+		{"under way without a canary", func(c *Canary) { c.Canary = rollout.ReplicaSet{} }, "canary.name: required"},
 	} {
-		c.Steps = tc.steps
+		_, c := Demo()
+		c = cloneCanary(c)
+		tc.edit(&c)
 		if _, err := Reconcile(c, time.Time{}); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("steps %v: err = %v, want %q", tc.steps, err, tc.want)
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
+	}
+	_, c := Demo()
+	if err := c.Validate(); err != nil {
+		t.Errorf("Demo's canary: %v", err)
 	}
 }
 
