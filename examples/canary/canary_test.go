@@ -34,17 +34,25 @@ func invariants(c Canary, t Tick) error {
 	return nil
 }
 
-func TestDemoCompletesEveryStep(t *testing.T) {
-	cl, c := Demo()
+// runSteps runs c on cl for at most maxTicks, reporting every tick that
+// breaks the invariants, and returns the end state and the steps seen, in
+// order, each once.
+func runSteps(cl *Cluster, c Canary, maxTicks int, report func(error)) (Canary, []int, error) {
 	var steps []int
-	end, err := Run(cl, c, 100, func(tk Tick) {
+	end, err := Run(cl, c, maxTicks, func(tk Tick) {
 		if err := invariants(c, tk); err != nil {
-			t.Error(err)
+			report(err)
 		}
 		if len(steps) == 0 || steps[len(steps)-1] != tk.Step {
 			steps = append(steps, tk.Step)
 		}
 	})
+	return end, steps, err
+}
+
+func TestDemoCompletesEveryStep(t *testing.T) {
+	cl, c := Demo()
+	end, steps, err := runSteps(cl, c, 100, func(err error) { t.Error(err) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,15 +253,7 @@ func TestLoopCompletesProperty(t *testing.T) {
 				MaxSurge: &surge, MaxUnavailable: &unavailable, ProgressDeadlineSeconds: &deadline},
 			Steps: steps, Stable: rollout.ReplicaSet{Name: "old"}, Canary: rollout.ReplicaSet{Name: "new"},
 		})
-		var seen []int
-		end, err := Run(cl, c, 2000, func(tk Tick) {
-			if err := invariants(c, tk); err != nil {
-				t.Fatal(err)
-			}
-			if len(seen) == 0 || seen[len(seen)-1] != tk.Step {
-				seen = append(seen, tk.Step)
-			}
-		})
+		end, seen, err := runSteps(cl, c, 2000, func(err error) { t.Fatal(err) })
 		if err != nil {
 			t.Fatal(err)
 		}
