@@ -81,3 +81,20 @@ func ExampleLimits() {
 	fmt.Println(maxSurge, maxUnavailable)
 	// Output: 3 2
 }
+
+// Resolve takes the values a Deployment would hold, for a workload of
+// another kind: percents resolved against replicas, 0 and 0 for any
+// strategy but RollingUpdate or for a value that does not parse.
+func ExampleResolve() {
+	surge, unavailable := intstr.FromString("25%"), intstr.FromString("25%")
+	fmt.Println(fencepost.Resolve(appsv1.RollingUpdateDeploymentStrategyType, 10, &surge, &unavailable))
+	fmt.Println(fencepost.Resolve(appsv1.RollingUpdateDeploymentStrategyType, 0, &surge, &unavailable))
+	fmt.Println(fencepost.Resolve(appsv1.RecreateDeploymentStrategyType, 10, &surge, &unavailable))
+	bad := intstr.FromString("12x")
+	fmt.Println(fencepost.Resolve(appsv1.RollingUpdateDeploymentStrategyType, 10, &bad, &unavailable))
+	// Output:
+	// 3 2
+	// 0 0
+	// 0 0
+	// 0 0
+}

@@ -134,7 +134,7 @@ func Limits(d *appsv1.Deployment) (maxSurge, maxUnavailable int32) {
 }
 
 // Resolve is [Limits] for parameters held outside a Deployment: 0 and 0
-// unless strategy is RollingUpdate or a value does not parse; otherwise
+// when strategy is not RollingUpdate or a value does not parse; otherwise
 // [ResolveFenceposts] of replicas, with maxUnavailable 0 when replicas is 0
 // and never above replicas. For example RollingUpdate, 10 replicas, 25% and
 // 25%: 3 and 2.

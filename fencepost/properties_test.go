@@ -128,6 +128,11 @@ func TestPropertyNeverPanics(t *testing.T) {
 		if ls, lu := Limits(d); ls != surge || lu != unavailable {
 			t.Fatalf("Limits = %d, %d; MaxSurge, MaxUnavailable = %d, %d", ls, lu, surge, unavailable)
 		}
+		if replicas != nil && ru != nil {
+			if gs, gu := Resolve(typ, *replicas, ru.MaxSurge, ru.MaxUnavailable); gs != surge || gu != unavailable {
+				t.Fatalf("Resolve = %d, %d; MaxSurge, MaxUnavailable = %d, %d", gs, gu, surge, unavailable)
+			}
+		}
 		MinAvailable(d)
 		if ru != nil {
 			_, _, _ = ResolveFenceposts(ru.MaxSurge, ru.MaxUnavailable, rapid.Int32().Draw(t, "desired"))

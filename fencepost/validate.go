@@ -159,8 +159,8 @@ func intOrPercent(v intstr.IntOrString) int {
 // certainlyValid is a cheap check that accepts only Deployments the full
 // validation accepts (replicas set and non-negative; Recreate without
 // rollingUpdate; or RollingUpdate with non-negative integer or plain "N%"
-// values, not both zero, maxUnavailable at most 100%). Anything else goes through the full validation,
-// which words the errors.
+// values, not both zero, maxUnavailable at most 100%). Anything else goes
+// through the full validation, which words the errors.
 func certainlyValid(d *appsv1.Deployment) bool {
 	if d.Spec.Replicas == nil || *d.Spec.Replicas < 0 {
 		return false

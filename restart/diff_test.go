@@ -260,6 +260,9 @@ func TestDiffChecksumsErrors(t *testing.T) {
 		annotation: `{"configmap/shop/settings":1}`, current: look,
 		want: []string{"metadata.annotations[com.xing.deployment-restart.applied-config-checksums]"},
 	}, {
+		name: "unknown checksum algorithm", opts: restart.Options{Checksum: 99}, refs: refs, current: look,
+		want: []string{"Options.Checksum: invalid value"},
+	}, {
 		name: "bad ref kind", opts: restart.DefaultOptions(),
 		refs: []restart.Ref{cmRef("a"), {Kind: "pod", Namespace: "shop", Name: "x"}}, current: look,
 		want: []string{`refs[1].Kind: invalid value "pod"`},

@@ -71,6 +71,7 @@ type Step struct {
 // Steps is the outcome of a scale-down: the sizes to write, in order, and
 // the numbers that decided them.
 type Steps struct {
+	// Steps are the ReplicaSets to resize, in the order to write them.
 	Steps []Step
 	// Total is how many pods the steps remove.
 	Total int32

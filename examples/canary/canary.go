@@ -122,7 +122,7 @@ func (c Canary) Validate() error {
 		errs = append(errs, fmt.Errorf("step: %d: out of range [0, %d]", c.Step, len(c.Steps)))
 	}
 	if c.Canary.Name == "" && c.Step < len(c.Steps) {
-		errs = append(errs, errors.New("canary: a rollout under way needs a canary ReplicaSet"))
+		errs = append(errs, fmt.Errorf("canary.name: required while a rollout is under way (step %d of %d)", c.Step, len(c.Steps)))
 	}
 	return errors.Join(errs...)
 }

@@ -34,17 +34,25 @@ func invariants(c Canary, t Tick) error {
 	return nil
 }
 
-func TestDemoCompletesEveryStep(t *testing.T) {
-	cl, c := Demo()
+// runSteps runs c on cl for at most maxTicks, reporting every tick that
+// breaks the invariants, and returns the end state and the steps seen, in
+// order, each once.
+func runSteps(cl *Cluster, c Canary, maxTicks int, report func(error)) (Canary, []int, error) {
 	var steps []int
-	end, err := Run(cl, c, 100, func(tk Tick) {
+	end, err := Run(cl, c, maxTicks, func(tk Tick) {
 		if err := invariants(c, tk); err != nil {
-			t.Error(err)
+			report(err)
 		}
 		if len(steps) == 0 || steps[len(steps)-1] != tk.Step {
 			steps = append(steps, tk.Step)
 		}
 	})
+	return end, steps, err
+}
+
+func TestDemoCompletesEveryStep(t *testing.T) {
+	cl, c := Demo()
+	end, steps, err := runSteps(cl, c, 100, func(err error) { t.Error(err) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,20 +186,29 @@ func cloneCanary(c Canary) Canary {
 }
 
 func TestValidate(t *testing.T) {
-	_, c := Demo()
 	for _, tc := range []struct {
-		steps []int32
-		want  string
+		name string
+		edit func(*Canary)
+		want string
 	}{
-		{nil, "must end with 100"},
-		{[]int32{50}, "must end with 100"},
-		{[]int32{50, 50, 100}, "steps[1]: 50"},
-		{[]int32{0, 100}, "steps[0]: 0"},
+		{"no steps", func(c *Canary) { c.Steps = nil }, "steps: []: must end with 100"},
+		{"last step not 100", func(c *Canary) { c.Steps = []int32{50} }, "steps: [50]: must end with 100"},
+		{"steps not increasing", func(c *Canary) { c.Steps = []int32{50, 50, 100} }, "steps[1]: 50"},
+		{"step of 0", func(c *Canary) { c.Steps = []int32{0, 100} }, "steps[0]: 0"},
+		{"step negative", func(c *Canary) { c.Step = -1 }, "step: -1: out of range"},
+		{"step beyond promotion", func(c *Canary) { c.Step = len(c.Steps) + 1 }, "step: 4: out of range [0, 3]"},
+		{"under way without a canary", func(c *Canary) { c.Canary = rollout.ReplicaSet{} }, "canary.name: required"},
 	} {
-		c.Steps = tc.steps
+		_, c := Demo()
+		c = cloneCanary(c)
+		tc.edit(&c)
 		if _, err := Reconcile(c, time.Time{}); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("steps %v: err = %v, want %q", tc.steps, err, tc.want)
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
+	}
+	_, c := Demo()
+	if err := c.Validate(); err != nil {
+		t.Errorf("Demo's canary: %v", err)
 	}
 }
 
@@ -236,15 +253,7 @@ func TestLoopCompletesProperty(t *testing.T) {
 				MaxSurge: &surge, MaxUnavailable: &unavailable, ProgressDeadlineSeconds: &deadline},
 			Steps: steps, Stable: rollout.ReplicaSet{Name: "old"}, Canary: rollout.ReplicaSet{Name: "new"},
 		})
-		var seen []int
-		end, err := Run(cl, c, 2000, func(tk Tick) {
-			if err := invariants(c, tk); err != nil {
-				t.Fatal(err)
-			}
-			if len(seen) == 0 || seen[len(seen)-1] != tk.Step {
-				seen = append(seen, tk.Step)
-			}
-		})
+		end, seen, err := runSteps(cl, c, 2000, func(err error) { t.Fatal(err) })
 		if err != nil {
 			t.Fatal(err)
 		}

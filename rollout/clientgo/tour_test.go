@@ -91,12 +91,18 @@ func TestREADMETour(t *testing.T) {
 		t.Fatal("README has no tour")
 	}
 	section = section[i:]
-	start := strings.Index(section, "```go\n") + len("```go\n")
-	end := strings.Index(section[start:], "```")
-	tour := strings.Split(strings.TrimSpace(section[start:start+end]), "\n")
+	_, section, ok := strings.Cut(section, "```go\n")
+	section, _, ok2 := strings.Cut(section, "```")
+	if !ok || !ok2 {
+		t.Fatal("README's tour has no go block")
+	}
+	tour := strings.Split(strings.TrimSpace(section), "\n")
 
-	body := string(src)
-	body = body[strings.Index(body, "// tour:begin\n")+len("// tour:begin\n") : strings.Index(body, "\t// tour:end")]
+	_, body, ok := strings.Cut(string(src), "// tour:begin\n")
+	body, _, ok2 = strings.Cut(body, "\t// tour:end")
+	if !ok || !ok2 {
+		t.Fatal("tour_test.go: no tour:begin and tour:end markers")
+	}
 	var got []string
 	for _, l := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
 		got = append(got, strings.TrimPrefix(l, "\t"))

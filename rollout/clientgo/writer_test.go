@@ -3,6 +3,7 @@ package clientgo_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/deploymath/deploymath/rollout"
@@ -149,4 +150,34 @@ func TestEvent(t *testing.T) {
 	}
 	diff(t, "event", []string{corev1.EventTypeWarning, "ReplicaSetCreateError", "100% refused"},
 		[]string{got.eventtype, got.reason, got.msg})
+}
+
+// A Writer without a client refuses every write with ErrNoClient instead
+// of dereferencing nil, so Execute stops at the first action with an error
+// naming it; without a recorder, events are dropped.
+func TestWriterWithoutClient(t *testing.T) {
+	d := nginx(3, "nginx:1.16.1")
+	rs := replicaSet(d, "6df7dc6747", "nginx:1.16.1", "1", 3)
+	ctx := context.Background()
+	for _, w := range []*clientgo.Writer{clientgo.NewWriter(nil, nil), nil, {}} {
+		for name, err := range map[string]error{
+			"create":       w.CreateReplicaSet(ctx, rs),
+			"update":       w.UpdateReplicaSet(ctx, rs),
+			"patch":        w.PatchReplicaSet(ctx, "default", rs.Name, []byte("{}")),
+			"delete":       w.DeleteReplicaSet(ctx, "default", rs.Name, rs.UID),
+			"deployment":   w.UpdateDeployment(ctx, d),
+			"status write": w.UpdateDeploymentStatus(ctx, d),
+		} {
+			if !errors.Is(err, clientgo.ErrNoClient) {
+				t.Errorf("%s: err = %v, want ErrNoClient", name, err)
+			}
+		}
+		w.Event(d, rollout.Event{Type: corev1.EventTypeNormal, Reason: "R", Message: "m"})
+	}
+
+	res := &rollout.Result{Actions: []rollout.Action{rollout.CreateReplicaSet{ReplicaSet: rs}}}
+	err := rollout.Execute(ctx, clientgo.NewWriter(nil, nil), rollout.Snapshot{Deployment: d}, res)
+	if !errors.Is(err, clientgo.ErrNoClient) || !strings.Contains(err.Error(), "action 1 of 1") {
+		t.Errorf("Execute = %v, want action 1 named and ErrNoClient wrapped", err)
+	}
 }

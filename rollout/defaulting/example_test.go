@@ -6,6 +6,8 @@ import (
 	"github.com/deploymath/deploymath/hashing"
 	"github.com/deploymath/deploymath/rollout/defaulting"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 )
 
@@ -52,4 +54,27 @@ func ExampleDeployment() {
 	// as written: 7df89985c6
 	// imagePullPolicy: IfNotPresent protocol: TCP
 	// ReplicaSet: nginx-deployment-54fd4d6d4c
+}
+
+// PodTemplate defaults a template alone (for a workload of another kind
+// that stamps out ReplicaSets): an image without a tag is pulled Always, a
+// tagged one IfNotPresent, and a probe gets the server's timings.
+func ExamplePodTemplate() {
+	t := &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{
+		{Name: "app", Image: "registry.example/app", ReadinessProbe: &corev1.Probe{
+			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Port: intstr.FromInt32(8080)}}}},
+		{Name: "sidecar", Image: "envoyproxy/envoy:v1.31.0"},
+	}}}
+	stored := defaulting.PodTemplate(t)
+	app, sidecar := stored.Spec.Containers[0], stored.Spec.Containers[1]
+	p := app.ReadinessProbe
+	fmt.Println(app.ImagePullPolicy, sidecar.ImagePullPolicy)
+	fmt.Println(p.HTTPGet.Path, p.HTTPGet.Scheme, p.TimeoutSeconds, p.PeriodSeconds, p.SuccessThreshold, p.FailureThreshold)
+	fmt.Println(stored.Spec.RestartPolicy, stored.Spec.DNSPolicy, *stored.Spec.TerminationGracePeriodSeconds)
+	fmt.Println("input untouched:", t.Spec.Containers[0].ImagePullPolicy == "")
+	// Output:
+	// Always IfNotPresent
+	// / HTTP 1 10 1 3
+	// Always ClusterFirst 30
+	// input untouched: true
 }

@@ -251,28 +251,31 @@ func outcome(err error) string {
 	return err.Error()
 }
 
+// toInternal converts an apps/v1 Deployment or ReplicaSet to the internal
+// apps type the registry strategies work on; toExternal converts back.
 func toInternal(in runtime.Object) runtime.Object {
-	var out runtime.Object
 	switch in.(type) {
 	case *appsv1.Deployment:
-		out = &apps.Deployment{}
+		return convert(in, &apps.Deployment{})
 	case *appsv1.ReplicaSet:
-		out = &apps.ReplicaSet{}
+		return convert(in, &apps.ReplicaSet{})
 	}
-	if err := legacyscheme.Scheme.Convert(in, out, nil); err != nil {
-		panic(err)
-	}
-	return out
+	panic(fmt.Sprintf("toInternal: %T", in))
 }
 
 func toExternal(in runtime.Object) runtime.Object {
-	var out runtime.Object
 	switch in.(type) {
 	case *apps.Deployment:
-		out = &appsv1.Deployment{}
+		return convert(in, &appsv1.Deployment{})
 	case *apps.ReplicaSet:
-		out = &appsv1.ReplicaSet{}
+		return convert(in, &appsv1.ReplicaSet{})
 	}
+	panic(fmt.Sprintf("toExternal: %T", in))
+}
+
+// convert converts in into out with the API server's scheme and returns
+// out; the test generates only objects that convert.
+func convert(in, out runtime.Object) runtime.Object {
 	if err := legacyscheme.Scheme.Convert(in, out, nil); err != nil {
 		panic(err)
 	}
