@@ -59,6 +59,9 @@ func Execute(ctx context.Context, w Writer, s Snapshot, res *Result) error {
 	if w == nil || res == nil {
 		return errors.New("rollout.Execute: writer and result must not be nil")
 	}
+	if err := checkActions(res.Actions); err != nil {
+		return err
+	}
 	applied, err := writeAll(ctx, w, s.Deployment, res.Actions, res.Events)
 	var failed Action
 	if err != nil {
@@ -131,4 +134,51 @@ func write(ctx context.Context, w Writer, a Action) error {
 		return w.UpdateDeploymentStatus(ctx, a.Deployment)
 	}
 	return fmt.Errorf("unknown action %T", a)
+}
+
+// checkActions refuses, before anything is written, a Result whose actions
+// lack the object they write (Plan never makes one; a hand-built Result
+// may), naming the action and its field.
+func checkActions(actions []Action) error {
+	for i, a := range actions {
+		var field string
+		switch a := a.(type) {
+		case CreateReplicaSet:
+			if a.ReplicaSet == nil {
+				field = "CreateReplicaSet.ReplicaSet"
+			}
+		case UpdateReplicaSet:
+			if a.ReplicaSet == nil {
+				field = "UpdateReplicaSet.ReplicaSet"
+			}
+		case ScaleReplicaSet:
+			if a.ReplicaSet == nil {
+				field = "ScaleReplicaSet.ReplicaSet"
+			}
+		case AdoptReplicaSet:
+			if a.ReplicaSet == nil {
+				field = "AdoptReplicaSet.ReplicaSet"
+			}
+		case ReleaseReplicaSet:
+			if a.ReplicaSet == nil {
+				field = "ReleaseReplicaSet.ReplicaSet"
+			}
+		case UpdateDeployment:
+			if a.Deployment == nil {
+				field = "UpdateDeployment.Deployment"
+			}
+		case UpdateDeploymentStatus:
+			if a.Deployment == nil {
+				field = "UpdateDeploymentStatus.Deployment"
+			}
+		case DeleteReplicaSet, nil:
+			if a == nil {
+				return fmt.Errorf("rollout.Execute: actions[%d] is nil", i)
+			}
+		}
+		if field != "" {
+			return fmt.Errorf("rollout.Execute: actions[%d]: %s must not be nil", i, field)
+		}
+	}
+	return nil
 }

@@ -145,3 +145,37 @@ func TestExecuteNil(t *testing.T) {
 		t.Error("Execute(nil writer) = nil")
 	}
 }
+
+// A hand-built Result whose action lacks its object is refused before any
+// write, naming the action and field; Explain does not panic on it.
+func TestExecuteRefusesActionsWithoutObject(t *testing.T) {
+	s, _ := executeFixture()
+	for _, tc := range []struct {
+		a    rollout.Action
+		want string
+	}{
+		{rollout.CreateReplicaSet{}, "actions[1]: CreateReplicaSet.ReplicaSet must not be nil"},
+		{rollout.UpdateReplicaSet{}, "actions[1]: UpdateReplicaSet.ReplicaSet must not be nil"},
+		{rollout.ScaleReplicaSet{}, "actions[1]: ScaleReplicaSet.ReplicaSet must not be nil"},
+		{rollout.AdoptReplicaSet{}, "actions[1]: AdoptReplicaSet.ReplicaSet must not be nil"},
+		{rollout.ReleaseReplicaSet{}, "actions[1]: ReleaseReplicaSet.ReplicaSet must not be nil"},
+		{rollout.UpdateDeployment{}, "actions[1]: UpdateDeployment.Deployment must not be nil"},
+		{rollout.UpdateDeploymentStatus{}, "actions[1]: UpdateDeploymentStatus.Deployment must not be nil"},
+		{nil, "actions[1] is nil"},
+	} {
+		w := &fakeWriter{}
+		res := &rollout.Result{Actions: []rollout.Action{rollout.DeleteReplicaSet{Namespace: "default", Name: "old"}, tc.a}}
+		err := rollout.Execute(context.Background(), w, s, res)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%T: Execute = %v, want an error containing %q", tc.a, err, tc.want)
+		}
+		if len(w.calls) != 0 {
+			t.Errorf("%T: writes before the refusal: %v", tc.a, w.calls)
+		}
+		if tc.a != nil {
+			if got := tc.a.Explain(); !strings.Contains(got, "<nil>") {
+				t.Errorf("%T.Explain() = %q, want it to say <nil>", tc.a, got)
+			}
+		}
+	}
+}

@@ -227,24 +227,24 @@ func (UpdateDeploymentStatus) isAction() {}
 
 // Explain implements [Action].
 func (a CreateReplicaSet) Explain() string {
-	return fmt.Sprintf("create replica set %s with %d replicas: %s", a.ReplicaSet.Name, replicasOf(a.ReplicaSet), a.Why)
+	return fmt.Sprintf("create replica set %s with %d replicas: %s", rsName(a.ReplicaSet), replicasOf(a.ReplicaSet), a.Why)
 }
 
 // Explain implements [Action].
 func (a UpdateReplicaSet) Explain() string {
-	return fmt.Sprintf("update replica set %s: %s", a.ReplicaSet.Name, a.Why)
+	return fmt.Sprintf("update replica set %s: %s", rsName(a.ReplicaSet), a.Why)
 }
 
 // Explain implements [Action].
 func (a ScaleReplicaSet) Explain() string {
 	if a.From == a.To {
-		return fmt.Sprintf("update replica set %s (size %d): %s", a.ReplicaSet.Name, a.To, a.Why)
+		return fmt.Sprintf("update replica set %s (size %d): %s", rsName(a.ReplicaSet), a.To, a.Why)
 	}
 	dir := "up"
 	if a.To < a.From {
 		dir = "down"
 	}
-	return fmt.Sprintf("scale %s %s from %d to %d: %s", dir, a.ReplicaSet.Name, a.From, a.To, a.Why)
+	return fmt.Sprintf("scale %s %s from %d to %d: %s", dir, rsName(a.ReplicaSet), a.From, a.To, a.Why)
 }
 
 // Explain implements [Action].
@@ -254,22 +254,39 @@ func (a DeleteReplicaSet) Explain() string {
 
 // Explain implements [Action].
 func (a AdoptReplicaSet) Explain() string {
-	return fmt.Sprintf("adopt replica set %s: %s", a.ReplicaSet.Name, a.Why)
+	return fmt.Sprintf("adopt replica set %s: %s", rsName(a.ReplicaSet), a.Why)
 }
 
 // Explain implements [Action].
 func (a ReleaseReplicaSet) Explain() string {
-	return fmt.Sprintf("release replica set %s: %s", a.ReplicaSet.Name, a.Why)
+	return fmt.Sprintf("release replica set %s: %s", rsName(a.ReplicaSet), a.Why)
 }
 
 // Explain implements [Action].
 func (a UpdateDeployment) Explain() string {
-	return fmt.Sprintf("update deployment %s: %s", a.Deployment.Name, a.Why)
+	return fmt.Sprintf("update deployment %s: %s", deploymentName(a.Deployment), a.Why)
 }
 
 // Explain implements [Action].
 func (a UpdateDeploymentStatus) Explain() string {
-	return fmt.Sprintf("update status of deployment %s: %s", a.Deployment.Name, a.Why)
+	return fmt.Sprintf("update status of deployment %s: %s", deploymentName(a.Deployment), a.Why)
+}
+
+// rsName is rs's name, or "<nil>" for an action built without one (Explain
+// never panics; Execute refuses such an action).
+func rsName(rs *appsv1.ReplicaSet) string {
+	if rs == nil {
+		return "<nil>"
+	}
+	return rs.Name
+}
+
+// deploymentName is d's name, or "<nil>".
+func deploymentName(d *appsv1.Deployment) string {
+	if d == nil {
+		return "<nil>"
+	}
+	return d.Name
 }
 
 func replicasOf(rs *appsv1.ReplicaSet) int32 {
