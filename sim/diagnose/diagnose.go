@@ -373,7 +373,10 @@ func deadlineBlocker(d *appsv1.Deployment, p rollout.Params, res *rollout.Result
 	if !marked && res != nil {
 		c = condition(res.Status, appsv1.DeploymentProgressing)
 	}
-	msg := fmt.Sprintf("no progress within progressDeadlineSeconds %d", *p.ProgressDeadlineSeconds)
+	msg := "no progress within the progress deadline"
+	if p.ProgressDeadlineSeconds != nil {
+		msg = fmt.Sprintf("no progress within progressDeadlineSeconds %d", *p.ProgressDeadlineSeconds)
+	}
 	if c != nil {
 		if marked {
 			msg += fmt.Sprintf(": the Progressing condition says %s since %s (%s)", c.Reason, stamp(c.LastTransitionTime), c.Message)

@@ -98,7 +98,11 @@ func TestPodReasons(t *testing.T) {
 			pod(rs, "web-d", func(p *corev1.Pod) {
 				p.Status.Conditions = []corev1.PodCondition{cond(corev1.PodReady, corev1.ConditionTrue, "", "", t0.Add(50*time.Second))}
 			}),
-			pod(rs, "web-e", func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed; p.Status.Reason = "Evicted"; p.Status.Message = "low memory" }),
+			pod(rs, "web-e", func(p *corev1.Pod) {
+				p.Status.Phase = corev1.PodFailed
+				p.Status.Reason = "Evicted"
+				p.Status.Message = "low memory"
+			}),
 			pod(rs, "web-f", func(p *corev1.Pod) {
 				p.Status.Conditions = []corev1.PodCondition{cond(corev1.PodReady, corev1.ConditionTrue, "", "", t0)}
 			}),
@@ -141,8 +145,12 @@ func TestStatusMessages(t *testing.T) {
 		}, `deployment "web" exceeded its progress deadline`, false, true},
 		{"updated", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas = 1 }, `Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...`, false, false},
 		{"old", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas, d.Status.Replicas = 3, 5 }, `Waiting for deployment "web" rollout to finish: 2 old replicas are pending termination...`, false, false},
-		{"available", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas, d.Status.Replicas, d.Status.AvailableReplicas = 3, 3, 1 }, `Waiting for deployment "web" rollout to finish: 1 of 3 updated replicas are available...`, false, false},
-		{"done", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas, d.Status.Replicas, d.Status.AvailableReplicas = 3, 3, 3 }, `deployment "web" successfully rolled out`, true, false},
+		{"available", func(d *appsv1.Deployment) {
+			d.Status.UpdatedReplicas, d.Status.Replicas, d.Status.AvailableReplicas = 3, 3, 1
+		}, `Waiting for deployment "web" rollout to finish: 1 of 3 updated replicas are available...`, false, false},
+		{"done", func(d *appsv1.Deployment) {
+			d.Status.UpdatedReplicas, d.Status.Replicas, d.Status.AvailableReplicas = 3, 3, 3
+		}, `deployment "web" successfully rolled out`, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
