@@ -43,6 +43,9 @@ type Report struct {
 	// Ignored counts the objects of kinds the diagnosis does not use, by
 	// kind ([snapshot.Snapshot].Ignored).
 	Ignored map[string]int `json:"ignored,omitempty"`
+	// OtherNamespaces counts the objects left out because they are not in
+	// the namespace asked for ([snapshot.Snapshot].OtherNamespaces).
+	OtherNamespaces int `json:"otherNamespaces,omitempty"`
 }
 
 // Deployment is the diagnosis of one Deployment.
@@ -191,6 +194,7 @@ func Explain(s *snapshot.Snapshot, o Options) *Report {
 	if len(s.Ignored) > 0 {
 		r.Ignored = s.Ignored
 	}
+	r.OtherNamespaces = s.OtherNamespaces
 	for _, ro := range s.Rollouts() {
 		r.Deployments = append(r.Deployments, explainOne(s, &ro, r.Now))
 	}

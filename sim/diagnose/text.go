@@ -25,6 +25,9 @@ func (r *Report) Text() string {
 		slices.Sort(kinds)
 		fmt.Fprintf(&b, "ignored: %s\n", strings.Join(kinds, ", "))
 	}
+	if r.OtherNamespaces > 0 {
+		fmt.Fprintf(&b, "left out: %d objects in other namespaces\n", r.OtherNamespaces)
+	}
 	if len(r.Deployments) == 0 {
 		b.WriteString("no deployments\n")
 	}
