@@ -37,9 +37,10 @@
 // # Errors
 //
 // Every error names the input (the file name given to [Read], or
-// "<stdin>"), the line where the object starts, the object
-// (kind namespace/name) and, where one is at fault, the field; for
-// example
+// "<stdin>"), a line, the object (kind namespace/name) and, where one is
+// at fault, the field; the line is the field's when the input is YAML
+// written in block style (as kubectl prints it), else the object's first;
+// for example
 //
 //	state.yaml: line 42: Deployment shop/web: spec.replicas: cannot unmarshal string into int32
 //

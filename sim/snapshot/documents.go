@@ -25,11 +25,10 @@ type document struct {
 	items [][]byte
 }
 
-// yamlDocuments splits YAML input at its "---" lines and converts each
+// yamlDocuments splits YAML input (its lines, each with its newline) at its "---" lines and converts each
 // document to JSON. Empty documents are dropped.
-func yamlDocuments(data []byte) ([]document, error) {
+func yamlDocuments(lines []string) ([]document, error) {
 	var docs []document
-	lines := strings.SplitAfter(string(data), "\n")
 	start := 0 // index of the first line of the current document
 	flush := func(end int) error {
 		text := strings.Join(lines[start:end], "")

@@ -20,6 +20,9 @@ type builder struct {
 	file string
 	opts Options
 	snap *Snapshot
+	// lines are the input's lines when it is YAML (nil for JSON): an
+	// error names the line of the field at fault when it can be found.
+	lines []string
 }
 
 // header is what is read of every object before its kind is known.
@@ -163,6 +166,11 @@ func (b *builder) object(src Source, raw []byte, h *header, kind, version string
 		return errorAt(src, &ref, fmt.Errorf("given twice (first at line %d)", prev.Line))
 	}
 	if err := b.decode(raw, ref); err != nil {
+		if p := fieldPath(err.Error()); p != "" && b.lines != nil {
+			if l := fieldLine(b.lines, src.Line, p); l > 0 {
+				src.Line = l
+			}
+		}
 		return errorAt(src, &ref, err)
 	}
 	b.snap.sources[ref] = src

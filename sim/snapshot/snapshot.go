@@ -133,7 +133,8 @@ func Parse(data []byte, name string, o Options) (*Snapshot, error) {
 	if t := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		docs, err = jsonDocuments(data)
 	} else {
-		docs, err = yamlDocuments(data)
+		b.lines = strings.SplitAfter(string(data), "\n")
+		docs, err = yamlDocuments(b.lines)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

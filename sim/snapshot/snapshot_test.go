@@ -159,11 +159,11 @@ func TestErrors(t *testing.T) {
 		{"not an object", "- a\n- b\n", "state.yaml: line 1: not an object"},
 		{"scalar", "hello\n", "state.yaml: line 1: not an object"},
 		{"type error", strings.Replace(bareDeployment, "replicas: 3", "replicas: three", 1),
-			`state.yaml: line 1: Deployment default/nginx-deployment: spec.replicas: cannot unmarshal string into int32`},
+			`state.yaml: line 8: Deployment default/nginx-deployment: spec.replicas: cannot unmarshal string into int32`},
 		{"unknown field in a template", strings.Replace(bareDeployment, "image: nginx:1.14.2", "image: nginx:1.14.2\n        imagePolicy: Always", 1),
-			`state.yaml: line 1: Deployment default/nginx-deployment: unknown field "spec.template.spec.containers[0].imagePolicy"`},
+			`state.yaml: line 20: Deployment default/nginx-deployment: unknown field "spec.template.spec.containers[0].imagePolicy"`},
 		{"invalid deployment", strings.Replace(bareDeployment, "      app: nginx\n  template", "      app: web\n  template", 1),
-			"state.yaml: line 1: Deployment default/nginx-deployment: spec.template.metadata.labels: invalid value"},
+			"state.yaml: line 14: Deployment default/nginx-deployment: spec.template.metadata.labels: invalid value"},
 		{"duplicate", bareDeployment + "---\n" + bareDeployment, "state.yaml: line 23: Deployment default/nginx-deployment: given twice (first at line 1)"},
 		{"yaml syntax, second document", bareDeployment + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nc: d: e\n", "state.yaml: line 26: mapping values are not allowed"},
 		{"duplicate key", "apiVersion: v1\nkind: Pod\nkind: Pod\nmetadata: {name: p}\n", `state.yaml: line 3: key "kind" already set in map`},
@@ -172,9 +172,9 @@ func TestErrors(t *testing.T) {
 		{"list of lists", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n", "state.yaml: line 4: items[0]: a List inside a List is not supported"},
 		{"list version", "apiVersion: v2\nkind: List\nitems: []\n", `state.yaml: line 1: apiVersion: List of apiVersion "v2": want v1`},
 		{"negative rs", "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\nspec: {replicas: -1, selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}}}\n",
-			"state.yaml: line 1: ReplicaSet default/r: spec.replicas: invalid value -1"},
+			"state.yaml: line 4: ReplicaSet default/r: spec.replicas: invalid value -1"},
 		{"pod type error in list", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: ok}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: bad}\n  status: {phase: [Running]}\n",
-			"state.yaml: line 7: Pod default/bad: status.phase: cannot unmarshal array into"},
+			"state.yaml: line 10: Pod default/bad: status.phase: cannot unmarshal array into"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
