@@ -30,7 +30,7 @@ import (
 //	DEPLOYMATH_WRITE_DUMPS=$PWD/../../testdata/clusters go test -run TestWriteClusterDumps -v .
 const dumpDirEnv = "DEPLOYMATH_WRITE_DUMPS"
 
-// TestWriteClusterDumps brings a real v1.37.1 control plane into six
+// TestWriteClusterDumps brings a real v1.37.1 control plane into seven
 // states a platform engineer asks about and writes each as
 // `kubectl get deploy,rs,pods -o yaml` prints it (kind List; one as
 // -o json, one as several documents, one with --show-managed-fields) for
@@ -131,6 +131,20 @@ func TestWriteClusterDumps(t *testing.T) {
 					}
 				}
 				return n == 3
+			})
+		}},
+		{"progressing.yaml", "store", "yaml", func(t *testing.T) {
+			create(ctx, t, client, newDeployment("store", "catalog-canary", 1, "store/catalog:9.1", func(d *appsv1.Deployment) {
+				d.Spec.Template.Labels = map[string]string{"app": "catalog", "track": "canary"}
+				d.Spec.Selector.MatchLabels = d.Spec.Template.Labels
+			}))
+			create(ctx, t, client, newDeployment("store", "catalog", 4, "store/catalog:9.0", nil))
+			waitComplete(ctx, t, client, "store", "catalog")
+			waitComplete(ctx, t, client, "store", "catalog-canary")
+			patch(ctx, t, client, "store", "catalog", `{"spec":{"minReadySeconds":120,"template":{"spec":{"containers":[{"name":"catalog","image":"store/catalog:9.1"}]}}}}`)
+			waitFor(ctx, t, "catalog: 2 new ready and 3 old replicas", func() bool {
+				d, err := client.AppsV1().Deployments("store").Get(ctx, "catalog", metav1.GetOptions{})
+				return err == nil && rsSizes(ctx, client, "store", "catalog") == "3,2" && d.Status.ReadyReplicas == 5 && d.Status.ObservedGeneration == d.Generation
 			})
 		}},
 		{"quota.yaml", "search", "yaml", func(t *testing.T) {
@@ -250,7 +264,7 @@ func waitComplete(ctx context.Context, t *testing.T, c kubernetes.Interface, ns,
 // first, comma-separated (creation times have a resolution of a second,
 // too coarse to order a ReplicaSet created just after another).
 func rsSizes(ctx context.Context, c kubernetes.Interface, ns, name string) string {
-	l, err := c.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + name})
+	l, err := c.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + name + ",!track"})
 	if err != nil {
 		return err.Error()
 	}

@@ -261,6 +261,7 @@ func TestClusterDumps(t *testing.T) {
 		{"paused.yaml", []string{"blog/frontend rs=2 pods=5"}},
 		{"recreate.yaml", []string{"batch/worker rs=1 pods=3"}},
 		{"quota.yaml", []string{"search/indexer rs=2 pods=3"}},
+		{"progressing.yaml", []string{"store/catalog rs=2 pods=5", "store/catalog-canary rs=1 pods=1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
