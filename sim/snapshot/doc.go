@@ -23,7 +23,9 @@
 // start from zero. Every Deployment is defaulted as a v1.37 API server
 // stores it ([rollout.Default]): a bare manifest gets its defaults, an
 // object from a dump is already defaulted and is unchanged (defaulting is
-// idempotent). ReplicaSet templates are defaulted the same way.
+// idempotent). ReplicaSet templates are defaulted the same way. A
+// Deployment with no generation (a manifest never stored) gets generation
+// 1, as the API server's create gives it.
 //
 // # Strictness
 //

@@ -27,29 +27,23 @@ var (
 
 // fieldLine finds the 1-based line of path ("spec.template.spec.
 // containers[0].image") in the YAML lines of an object that starts at
-// line start (1-based), as written in block style; 0 when it cannot.
-// It follows the path key by key and entry by entry, and stops at a
-// value written in flow style ({...}, [...]): that line is the answer.
+// line start (1-based), as written in block style; 0 when not even its
+// first key is found, else the line of the deepest part of path found. It
+// follows the path key by key and entry by entry; a list without an index
+// in path (the JSON decoder's type errors give none) is searched entry by
+// entry. A value written in flow style ({...}, [...]) ends the search on
+// its line.
 func fieldLine(lines []string, start int, path string) int {
 	if start < 1 || start > len(lines) || path == "" {
 		return 0
 	}
-	pos := start - 1
-	ind, _ := entry(lines[pos])
-	keyIndent := ind
-	for _, seg := range strings.Split(path, ".") {
-		m := segment.FindStringSubmatch(seg)
+	var segs []pathSeg
+	for _, part := range strings.Split(path, ".") {
+		m := segment.FindStringSubmatch(part)
 		if m == nil {
 			return 0
 		}
-		at := findKey(lines, pos, keyIndent, m[1])
-		if at < 0 {
-			return 0
-		}
-		pos = at
-		if flowValue(lines[pos], m[1]) {
-			return pos + 1
-		}
+		sg := pathSeg{key: m[1]}
 		for _, ix := range strings.Split(strings.Trim(m[2], "[]"), "][") {
 			if ix == "" {
 				continue
@@ -58,24 +52,66 @@ func fieldLine(lines []string, start int, path string) int {
 			if err != nil {
 				return 0
 			}
-			at, seqIndent := findEntry(lines, pos, n)
-			if at < 0 {
-				return 0
-			}
-			pos, keyIndent = at, seqIndent+2
-			if t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[pos]), "-")); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
-				return pos + 1
-			}
+			sg.index = append(sg.index, n)
 		}
-		if m[2] == "" {
-			// The children of a mapping are on the following lines, deeper.
-			keyIndent = childIndent(lines, pos)
-			if keyIndent < 0 {
-				return pos + 1
-			}
+		segs = append(segs, sg)
+	}
+	ind, _ := entry(lines[start-1])
+	return walk(lines, start-1, ind, segs, 0)
+}
+
+type pathSeg struct {
+	key   string
+	index []int
+}
+
+// walk follows segs from line pos, whose keys are at indentation indent;
+// depth bounds the recursion into lists without an index.
+func walk(lines []string, pos, indent int, segs []pathSeg, depth int) int {
+	sg := segs[0]
+	at := findKey(lines, pos, indent, sg.key)
+	if at < 0 {
+		return 0
+	}
+	found := at + 1
+	if flowValue(lines[at], sg.key) {
+		return found
+	}
+	pos = at
+	seqIndent := -1
+	for _, n := range sg.index {
+		e, si := findEntry(lines, pos, n)
+		if e < 0 {
+			return found
+		}
+		pos, seqIndent, found = e, si, e+1
+		if t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[pos]), "-")); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+			return found
 		}
 	}
-	return pos + 1
+	rest := segs[1:]
+	if len(rest) == 0 {
+		return found
+	}
+	if seqIndent >= 0 {
+		return max(found, walk(lines, pos, seqIndent+2, rest, depth))
+	}
+	if e, si := findEntry(lines, pos, 0); e >= 0 && depth < 8 {
+		// A list with no index in the path: the first entry that holds
+		// the rest.
+		for n := 0; e >= 0; n++ {
+			if r := walk(lines, e, si+2, rest, depth+1); r > 0 {
+				return r
+			}
+			e, si = findEntry(lines, pos, n+1)
+		}
+		return found
+	}
+	child := childIndent(lines, pos)
+	if child < 0 {
+		return found
+	}
+	return max(found, walk(lines, pos, child, rest, depth))
 }
 
 // entry is a line's indentation and its text, a "- " entry's key counted

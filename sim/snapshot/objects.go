@@ -188,6 +188,9 @@ func (b *builder) decode(raw []byte, ref Ref) error {
 		}
 		d.Namespace = ref.Namespace
 		d = rollout.Default(d)
+		if d.Generation == 0 {
+			d.Generation = 1 // never stored: the API server's create gives 1
+		}
 		if err := rollout.Validate(d); err != nil {
 			return oneLine(err)
 		}

@@ -206,6 +206,12 @@ func TestKeepsClusterState(t *testing.T) {
 	if d.Generation != 4 || d.Status.ObservedGeneration != 4 || d.Status.AvailableReplicas != 2 || d.Annotations["deployment.kubernetes.io/revision"] != "3" {
 		t.Errorf("lost cluster state: generation %d, status %+v, annotations %v", d.Generation, d.Status, d.Annotations)
 	}
+	// A manifest never stored gets the generation a create gives.
+	if bare, err := Parse([]byte(bareDeployment), "", Options{}); err != nil {
+		t.Error(err)
+	} else if g := bare.Deployments[0].Generation; g != 1 {
+		t.Errorf("bare manifest: generation %d, want 1", g)
+	}
 	// Defaulted like the API server.
 	if c := d.Spec.Template.Spec.Containers[0]; c.ImagePullPolicy != "IfNotPresent" || c.TerminationMessagePath != "/dev/termination-log" || *d.Spec.RevisionHistoryLimit != 10 {
 		t.Errorf("not defaulted: %+v", c)
