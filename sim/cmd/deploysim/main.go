@@ -152,6 +152,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "merge" {
 		return runMerge(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "explain" {
+		return runExplain(args[1:], os.Stdin, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("deploysim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var seed seedFlag
@@ -170,6 +173,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: deploysim [flags] SCENARIO.yaml [flags]")
 		fmt.Fprintln(stderr, "       deploysim merge [-format text|json] FILE...   (merge the -format json output of the shards of a sweep)")
+		fmt.Fprintln(stderr, "       deploysim explain [flags] FILE|-   (explain the Deployments of kubectl get deploy,rs,pods -o yaml; deploysim explain -h)")
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "limits: scenario file %d MiB, %d replicas per Deployment and %d in all, %d seeds per sweep combination, %d runs per sweep, %d trace frames (the first ones and the last are kept)\n",
 			sim.MaxScenarioBytes>>20, sim.MaxReplicas, sim.MaxTotalReplicas, sim.MaxSweepSeeds, sim.MaxSweepRuns, sim.MaxTraceFrames)

@@ -1,0 +1,69 @@
+package diagnose
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deploymath/deploymath/sim/snapshot"
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the explain goldens in testdata/clusters")
+
+const clusters = "../../testdata/clusters"
+
+// TestGoldens explains each dump of testdata/clusters (written by a real
+// v1.37.1 control plane, see sim/controlplane's TestWriteClusterDumps)
+// and compares the text and the JSON with NAME.explain.txt and
+// NAME.explain.json beside it. go test ./sim/diagnose -update rewrites
+// them; review the diff.
+func TestGoldens(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(clusters, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if strings.Contains(filepath.Base(f), ".explain.") || filepath.Ext(f) == ".md" {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			s, err := snapshot.ReadFile(f, snapshot.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := Explain(s, Options{})
+			js, err := json.MarshalIndent(r, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := strings.TrimSuffix(f, filepath.Ext(f))
+			for _, g := range []struct{ file, got string }{
+				{base + ".explain.txt", r.Text()},
+				{base + ".explain.json", string(js) + "\n"},
+			} {
+				if *update {
+					if err := os.WriteFile(g.file, []byte(g.got), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(g.file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(string(want), g.got); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", g.file, diff)
+				}
+			}
+		})
+	}
+	if n < 6 {
+		t.Errorf("found %d dumps, want at least 6", n)
+	}
+}

@@ -1,0 +1,65 @@
+// Package snapshot reads the state of a cluster as users already hold it:
+// the output of `kubectl get deploy,rs,pods -o yaml` (a List, with
+// managedFields, resourceVersions, status and ownerReferences), several
+// YAML documents separated by "---", single objects, bare manifests as
+// written by hand, and the same in JSON (`-o json`, one or several
+// objects). It gives typed objects, grouped per Deployment into what
+// [rollout.Plan] needs, so that a tool can explain a rollout
+// (sim/diagnose) or, later, a simulator start from it.
+//
+// # What is read
+//
+// Deployments and ReplicaSets (apps/v1), and Pods, ConfigMaps, Secrets and
+// Nodes (v1), at the top level or as items of a List (kind List, or a
+// typed list such as DeploymentList whose items may omit apiVersion and
+// kind). Objects of any other kind are skipped and counted per kind
+// ([Snapshot].Ignored). A Deployment or ReplicaSet of a version Kubernetes
+// v1.37 no longer serves (extensions/v1beta1, apps/v1beta1, apps/v1beta2)
+// is an error that says so.
+//
+// Everything an object carries is kept: status, generation and
+// observedGeneration, the revision annotations, resourceVersions, UIDs,
+// owner references. A Deployment copied from a cluster therefore does not
+// start from zero. Every Deployment is defaulted as a v1.37 API server
+// stores it ([rollout.Default]): a bare manifest gets its defaults, an
+// object from a dump is already defaulted and is unchanged (defaulting is
+// idempotent). ReplicaSet templates are defaulted the same way. A
+// Deployment with no generation (a manifest never stored) gets generation
+// 1, as the API server's create gives it.
+//
+// # Strictness
+//
+// A field Kubernetes v1.37 does not know is an error in a Deployment or a
+// ReplicaSet: the pod-template-hash is computed over the whole template,
+// so an unknown field would silently give another hash, and the controller
+// would seem about to start a new rollout. In Pods, ConfigMaps, Secrets
+// and Nodes, unknown fields (from a newer cluster) are ignored: nothing
+// here hashes them.
+//
+// # Errors
+//
+// Every error names the input (the file name given to [Read], or
+// "<stdin>"), a line, the object (kind namespace/name) and, where one is
+// at fault, the field; the line is the field's when the input is YAML
+// written in block style (as kubectl prints it), else the object's first;
+// for example
+//
+//	state.yaml: line 42: Deployment shop/web: spec.replicas: cannot unmarshal string into int32
+//
+// An object given twice (same kind, namespace and name) is an error naming
+// both lines. The input is bounded: at most [MaxBytes] bytes.
+//
+// # Namespaces
+//
+// [Options].Namespace keeps one namespace ("" keeps all, like kubectl's
+// --all-namespaces). An object without a namespace (a bare manifest) is
+// put in [Options].Namespace, or "default" when that is empty, as kubectl
+// apply does with the default context. Nodes have no namespace.
+//
+// # Grouping
+//
+// [Snapshot.Rollouts] gives, per Deployment, the ReplicaSets its
+// controller would claim (owned by it, or orphans its selector matches),
+// the pods those ReplicaSets control, and the rest of its namespace; and
+// [Rollout.Input] the [rollout.Snapshot] of one sync at a given instant.
+package snapshot

@@ -1,0 +1,280 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// document is one top-level value of the input, as JSON, with the line
+// where it starts and, for a List, the lines where its items start (nil
+// when they could not be found).
+type document struct {
+	json      []byte
+	line      int
+	itemLines []int
+	// items, when not nil, are the List's items converted one by one
+	// (json then holds the rest of the List, items null).
+	items [][]byte
+}
+
+// yamlDocuments splits YAML input (its lines, each with its newline) at its "---" lines and converts each
+// document to JSON. Empty documents are dropped.
+func yamlDocuments(lines []string) ([]document, error) {
+	var docs []document
+	start := 0 // index of the first line of the current document
+	flush := func(end int) error {
+		text := strings.Join(lines[start:end], "")
+		if strings.TrimSpace(stripComments(text)) == "" {
+			return nil
+		}
+		first := start + 1 + leadingBlank(lines[start:end])
+		if d, ok := splitList(lines[start:end], start); ok {
+			d.line = first
+			docs = append(docs, d)
+			return nil
+		}
+		js, err := yaml.YAMLToJSONStrict([]byte(text))
+		if err != nil {
+			return yamlError(err, start)
+		}
+		if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
+			return nil
+		}
+		docs = append(docs, document{json: js, line: first, itemLines: yamlItemLines(lines[start:end], start)})
+		return nil
+	}
+	for i, l := range lines {
+		t := strings.TrimRight(l, " \t\r\n")
+		if t == "---" || strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "---\t") || t == "..." {
+			if err := flush(i); err != nil {
+				return nil, err
+			}
+			start = i + 1
+		}
+	}
+	if err := flush(len(lines)); err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+// leadingBlank counts the blank and comment lines before a document's
+// first content line.
+func leadingBlank(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t != "" && !strings.HasPrefix(t, "#") {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+func stripComments(text string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(text, "\n") {
+		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "#") {
+			b.WriteString(t)
+		}
+	}
+	return b.String()
+}
+
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?(?:unmarshal errors:\s*)?line (\d+): `)
+
+// yamlError turns the YAML parser's error into one with the line in the
+// whole input (the parser counts from the document's first line).
+func yamlError(err error, offset int) error {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+		n, _ := strconv.Atoi(msg[m[2]:m[3]])
+		return fmt.Errorf("line %d: %s", n+offset, msg[m[1]:])
+	}
+	if offset > 0 {
+		return fmt.Errorf("document starting at line %d: %s", offset+1, msg)
+	}
+	return errors.New(msg)
+}
+
+// yamlItemLines finds, in a document as kubectl prints a List, the lines
+// where the entries of its top-level "items" sequence start: each "- " at
+// the indentation of the first entry, until the next top-level key. The
+// lines are absolute (offset is the document's first line, 0-based).
+func yamlItemLines(lines []string, offset int) []int {
+	var out []int
+	inItems, indent := false, -1
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		ind := len(l) - len(t)
+		body := strings.TrimSpace(t)
+		if body == "" || strings.HasPrefix(body, "#") {
+			continue
+		}
+		if ind == 0 && !strings.HasPrefix(body, "-") {
+			inItems = body == "items:"
+			indent = -1
+			continue
+		}
+		if !inItems || !strings.HasPrefix(body, "-") {
+			continue
+		}
+		if indent < 0 {
+			indent = ind
+		}
+		if ind == indent {
+			out = append(out, offset+i+1)
+		}
+	}
+	return out
+}
+
+// splitList converts a List as kubectl prints it (a top-level "items:"
+// whose entries start at one indentation) item by item: converting a
+// large List whole builds a tree of the whole document and takes several
+// times the memory. It gives up (false) on anything else, and whenever a
+// piece does not convert, so that the whole document is converted and its
+// error reported as the YAML parser words it.
+func splitList(lines []string, offset int) (document, bool) {
+	itemLines := yamlItemLines(lines, offset)
+	if len(itemLines) < 2 {
+		return document{}, false
+	}
+	// The items block runs from the first entry to the next top-level key.
+	from := itemLines[0] - 1 - offset
+	to := len(lines)
+	for i := from + 1; i < len(lines); i++ {
+		l := lines[i]
+		if body := strings.TrimSpace(l); body != "" && !strings.HasPrefix(body, "#") && l[0] != ' ' && l[0] != '-' {
+			to = i
+			break
+		}
+	}
+	header := strings.Join(lines[:from], "") + strings.Join(lines[to:], "")
+	hj, err := yaml.YAMLToJSONStrict([]byte(header))
+	if err != nil {
+		return document{}, false
+	}
+	var probe struct {
+		Items json.RawMessage `json:"items"`
+	}
+	if json.Unmarshal(hj, &probe) != nil || !bytes.Equal(bytes.TrimSpace(probe.Items), []byte("null")) {
+		return document{}, false
+	}
+	d := document{json: hj, itemLines: itemLines, items: make([][]byte, 0, len(itemLines))}
+	for k, start := range itemLines {
+		end := to
+		if k+1 < len(itemLines) {
+			end = itemLines[k+1] - 1 - offset
+		}
+		item := lines[start-1-offset : end]
+		firstLine := item[0]
+		ind := len(firstLine) - len(strings.TrimLeft(firstLine, " "))
+		var b strings.Builder
+		b.WriteString(strings.Repeat(" ", ind) + " " + strings.TrimPrefix(firstLine[ind:], "-"))
+		for _, l := range item[1:] {
+			b.WriteString(l)
+		}
+		ij, err := yaml.YAMLToJSONStrict([]byte(b.String()))
+		if err != nil {
+			return document{}, false
+		}
+		d.items = append(d.items, ij)
+	}
+	return d, true
+}
+
+// jsonDocuments splits JSON input into its top-level values (kubectl
+// prints one; several may follow each other) and finds the lines of
+// their items.
+func jsonDocuments(data []byte) ([]document, error) {
+	var docs []document
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		off := skipSpace(data, dec.InputOffset())
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err == io.EOF {
+			return docs, nil
+		} else if err != nil {
+			return nil, jsonError(data, off, err)
+		}
+		docs = append(docs, document{json: raw, line: lineAt(data, off), itemLines: jsonItemLines(data, off, raw)})
+	}
+}
+
+// jsonError names the line of a JSON syntax error.
+func jsonError(data []byte, start int64, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("line %d: invalid JSON: %v", lineAt(data, start+se.Offset), se)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("line %d: invalid JSON: %v", lineAt(data, start+te.Offset), err)
+	}
+	return fmt.Errorf("line %d: invalid JSON: %v", lineAt(data, start), err)
+}
+
+// jsonItemLines finds the lines of the entries of raw's top-level "items"
+// array; raw starts at offset base of data.
+func jsonItemLines(data []byte, base int64, raw []byte) []int {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if k != "items" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return nil
+		}
+		var out []int
+		for dec.More() {
+			off := skipSpace(raw, dec.InputOffset())
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			out = append(out, lineAt(data, base+off))
+		}
+		return out
+	}
+	return nil
+}
+
+// skipSpace moves off past white space and a comma in data.
+func skipSpace(data []byte, off int64) int64 {
+	for off < int64(len(data)) {
+		switch data[off] {
+		case ' ', '\t', '\r', '\n', ',':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}
+
+// lineAt is the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
