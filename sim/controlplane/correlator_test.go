@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/tools/record"
 	testingclock "k8s.io/utils/clock/testing"
@@ -216,4 +217,56 @@ func TestCorrelatorMatchesClientGo(t *testing.T) {
 			t.Errorf("no %q action was compared; the generator needs widening", k)
 		}
 	}
+}
+
+// benchInputs is a rollout-like stream: three Deployments, scaling messages
+// that are mostly new, some repeats, a few seconds apart.
+func benchInputs() []correlator.Input {
+	start := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	out := make([]correlator.Input, 1000)
+	for i := range out {
+		name := fmt.Sprintf("web-%d", i%3)
+		out[i] = correlator.Input{
+			Time:    start.Add(time.Duration(i) * 1500 * time.Millisecond),
+			Object:  corev1.ObjectReference{Kind: "Deployment", Namespace: "default", Name: name, UID: types.UID(name), APIVersion: "apps/v1"},
+			Source:  corev1.EventSource{Component: "deployment-controller"},
+			Type:    corev1.EventTypeNormal,
+			Reason:  "ScalingReplicaSet",
+			Message: fmt.Sprintf("Scaled up replica set %s-x to %d", name, i%40),
+		}
+	}
+	return out
+}
+
+// BenchmarkCorrelator compares the model with client-go's EventCorrelator
+// (the correlator alone, no store) over the same 1000 events per op.
+func BenchmarkCorrelator(b *testing.B) {
+	ins := benchInputs()
+	b.Run("model", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			c, err := correlator.New(correlator.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, in := range ins {
+				if _, err := c.Record(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("client-go", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			clk := testingclock.NewFakePassiveClock(ins[0].Time)
+			c := record.NewEventCorrelatorWithOptions(record.CorrelatorOptions{Clock: clk})
+			for _, in := range ins {
+				clk.SetTime(in.Time)
+				if _, err := c.EventCorrelate(recorderEvent(in)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 }
