@@ -40,7 +40,9 @@
 // change; a status write of a Deployment
 // writes status and metadata.annotations only; deleting a ReplicaSet checks
 // the UID precondition and the garbage collector deletes its pods
-// gracefully. Stored objects are never modified in place.
+// gracefully. Stored objects are not modified in place, except by the two
+// most frequent status writes (of ReplicaSets by the ReplicaSet controller,
+// of Deployments by a plan), which nothing holding an older version reads.
 //
 // # Requeues
 //

@@ -138,7 +138,9 @@ func (c *checker) capture(namespace, name string) *checkState {
 	if d == nil {
 		return nil
 	}
-	cs := &checkState{d: d, rss: c.s.st.ownedReplicaSets(d), act: map[string]int32{}}
+	// A copy: a plan's status write updates the stored Deployment in place.
+	dc := *d
+	cs := &checkState{d: &dc, rss: c.s.st.ownedReplicaSets(d), act: map[string]int32{}}
 	for _, rs := range cs.rss {
 		cs.act[rs.Name] = c.s.st.rsState[objKey(rs.Namespace, rs.Name)].active
 	}

@@ -122,6 +122,8 @@ type Sim struct {
 	missed     []MissedStep
 	// planned, when set (by benchmarks), sees every snapshot planned.
 	planned func(rollout.Snapshot)
+	// pl plans every sync, reusing its memory (see rollout.Planner).
+	pl rollout.Planner
 }
 
 // New prepares a run of sc. The scenario is not modified. A scenario built
@@ -482,7 +484,8 @@ func (s *Sim) syncDeployment(k *wqItem) {
 	if s.planned != nil {
 		s.planned(snap)
 	}
-	res, err := rollout.PlanWith(snap, planOpts)
+	s.pl.Options = planOpts
+	res, err := s.pl.Plan(snap)
 	if err != nil {
 		s.note("sync %s failed: %v", d.Name, err)
 		s.syncFailed(k)
@@ -591,7 +594,7 @@ func (s *Sim) apply(a rollout.Action) error {
 	case rollout.UpdateDeployment:
 		return s.updateDeployment(a.Deployment)
 	case rollout.UpdateDeploymentStatus:
-		return s.updateDeploymentStatus(a.Deployment, true)
+		return s.updateDeploymentStatus(a.Deployment)
 	}
 	return fmt.Errorf("unknown action %T", a)
 }
@@ -867,37 +870,27 @@ func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
 }
 
 // updateDeploymentStatus writes the status subresource: status and, as the
-// apps/v1 status strategy allows, metadata.annotations; never the spec.
-// owned says obj was allocated for the caller (a plan's status write, see
-// rollout.UpdateDeploymentStatus) and may be taken over by the store.
-func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment, owned bool) error {
+// apps registry does, metadata.annotations; the rest of obj is ignored. The
+// planner ([rollout.Planner]) reuses the Deployment it wrote at its next
+// plan, so its status and annotations are copied into the stored
+// Deployment, which is updated in place — like the ReplicaSet controller's
+// status writes, an exception to "stored objects are never modified in
+// place" (see store): nothing keeps a stored Deployment across a write, and
+// the invariant checker captures a copy.
+func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	old, key, err := s.storedForWrite(obj, "update deployment status")
 	if err != nil {
 		return err
 	}
-	var d *appsv1.Deployment
-	if owned {
-		// Take over the plan's freshly allocated object instead of
-		// allocating a copy of the stored one; everything but the status
-		// and the annotations still comes from the stored object.
-		d = obj
-		status, annotations := obj.Status, obj.Annotations
-		d.TypeMeta, d.ObjectMeta, d.Spec = old.TypeMeta, old.ObjectMeta, old.Spec
-		d.Status, d.Annotations = status, annotations
-	} else {
-		c := *old
-		d = &c
-		d.Status = obj.Status
-		d.Annotations = obj.Annotations
-	}
-	// What obj points to stays shared and read-only: the conditions are
-	// replaced, with the times the API server truncates.
-	d.Status.Conditions = truncConditionTimes(obj.Status.Conditions)
-	d.ResourceVersion = s.st.nextRV()
-	s.st.deployments[key] = d
+	old.Status = obj.Status
+	old.Annotations = obj.Annotations
+	// The conditions are the plan's own (kept by the Result) or shared
+	// with the snapshot; they are replaced, never edited.
+	old.Status.Conditions = truncConditionTimes(obj.Status.Conditions)
+	old.ResourceVersion = s.st.nextRV()
 	s.notifyDeployment(key)
 	s.met.touch(key)
-	s.observeRestart(d)
+	s.observeRestart(old)
 	return nil
 }
 

@@ -234,26 +234,39 @@ func TestStoreConcurrency(t *testing.T) {
 	w := stored.DeepCopy()
 	w.Status.ObservedGeneration = 1
 	w.Spec.Paused = true // ignored by a status write
-	if err := s.updateDeploymentStatus(w, false); err != nil {
+	if err := s.updateDeploymentStatus(w); err != nil {
 		t.Fatal(err)
 	}
 	got := s.st.deployments["default/web"]
 	if got.Spec.Paused || got.Status.ObservedGeneration != 1 || got.Generation != 1 {
 		t.Fatalf("status write: paused=%v observedGeneration=%d generation=%d", got.Spec.Paused, got.Status.ObservedGeneration, got.Generation)
 	}
-	// A plan's own object is taken over, but still only its status and
-	// annotations count.
+	// The planner reuses the object it wrote: what it holds after the write
+	// does not reach the store, and still only status and annotations count.
 	owned := got.DeepCopy()
 	owned.Status.Replicas = 7
 	owned.Spec.Paused = true
 	owned.Annotations = map[string]string{"a": "b"}
-	if err := s.updateDeploymentStatus(owned, true); err != nil {
+	if err := s.updateDeploymentStatus(owned); err != nil {
 		t.Fatal(err)
 	}
+	owned.Status.Replicas = 99
 	got = s.st.deployments["default/web"]
-	if got.Spec.Paused || got.Status.Replicas != 7 || got.Annotations["a"] != "b" || got.ResourceVersion == stored.ResourceVersion {
+	if got.Spec.Paused || got.Status.Replicas != 7 || got.Annotations["a"] != "b" || got.ResourceVersion == stale.ResourceVersion {
 		t.Fatalf("owned status write: paused=%v replicas=%d annotations=%v rv=%s", got.Spec.Paused, got.Status.Replicas, got.Annotations, got.ResourceVersion)
 	}
+	// The invariant checker's state before an action is a copy: the status
+	// write of the action must not change it.
+	before := newChecker(s).capture("default", "web")
+	st := got.DeepCopy()
+	st.Status.Replicas = 8
+	if err := s.updateDeploymentStatus(st); err != nil {
+		t.Fatal(err)
+	}
+	if before.d.Status.Replicas != 7 || s.st.deployments["default/web"].Status.Replicas != 8 {
+		t.Fatalf("captured status replicas %d after a status write (want 7, stored 8)", before.d.Status.Replicas)
+	}
+	got = s.st.deployments["default/web"]
 	stale.Spec.Paused = true
 	if err := s.updateDeployment(stale); err == nil || !strings.Contains(err.Error(), "the object has been modified") {
 		t.Fatalf("stale write: err = %v, want a conflict", err)

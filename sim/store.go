@@ -64,13 +64,16 @@ type rsState struct {
 // store is the in-memory API server: objects by "namespace/name", with
 // resourceVersion and generation bookkeeping. Writes of the Deployment
 // controller and of users store a new object, so a pointer handed out
-// earlier keeps showing the old version. The one exception is the
-// ReplicaSet controller model's status write, the most frequent write of a
-// rollout: it changes the stored ReplicaSet in place (replacing, never
-// writing through, its pointer and slice fields). That is safe because no
-// one keeps a stored ReplicaSet across events: a plan's snapshot is used
-// and dropped within one sync, and the invariant checker compares states
-// around a single action, during which no status is written.
+// earlier keeps showing the old version. The two exceptions are the most
+// frequent writes of a rollout: the ReplicaSet controller model's status
+// write changes the stored ReplicaSet in place, and a plan's Deployment
+// status write the stored Deployment (replacing, never writing through,
+// their pointer, map and slice fields). That is safe because no one keeps a
+// stored object across events: a plan's snapshot is used and dropped within
+// one sync (what the sync reads of its Deployment after the status write is
+// its name), and the invariant checker captures a copy of the Deployment
+// and compares ReplicaSets around a single action, during which no
+// ReplicaSet status is written.
 type store struct {
 	rv          int64
 	uid         int64
