@@ -124,3 +124,10 @@ func BenchmarkPlanRolloutSnapshots(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(snaps)), "ns/plan")
 	b.ReportMetric(float64(len(snaps)), "plans/op")
 }
+
+// BenchmarkRolling1Mx1: one Deployment of 1,000,000 replicas rolled to a
+// new image (issue #13's scale target; run with -benchtime 1x).
+func BenchmarkRolling1Mx1(b *testing.B) { benchRun(b, benchScenario(b, 1, 1_000_000, 1000)) }
+
+// BenchmarkRolling1kx1k: 1,000 Deployments × 1,000 replicas rolled at once.
+func BenchmarkRolling1kx1k(b *testing.B) { benchRun(b, benchScenario(b, 1000, 1000, 1000)) }

@@ -81,6 +81,13 @@ type Scenario struct {
 	Objects []json.RawMessage `json:"objects,omitempty"`
 	// Steps are the user's actions, in time order.
 	Steps []Step `json:"steps,omitempty"`
+	// Expect declares how a Deployment's rollout is meant to stand at the
+	// end of the run (Complete, ProgressDeadlineExceeded or Incomplete), by
+	// name (NAMESPACE/NAME outside the default namespace). deploysim exits
+	// 1 when a Deployment ends otherwise, and, like `kubectl rollout
+	// status`, when one without an expectation ends
+	// ProgressDeadlineExceeded (see [DeploymentOutcome.Unexpected]).
+	Expect map[string]Outcome `json:"expect,omitempty"`
 
 	deployments []*appsv1.Deployment
 	configMaps  []*corev1.ConfigMap
@@ -771,6 +778,15 @@ func (sc *Scenario) validate(src []byte) error {
 		if err := st.validateNew(src, p, names); err != nil {
 			return err
 		}
+	}
+	created := slices.Clone(sc.deployments)
+	for i := range sc.Steps {
+		if d, ok := sc.Steps[i].apply.(*appsv1.Deployment); ok {
+			created = append(created, rollout.Default(d))
+		}
+	}
+	if err := validExpect(src, sc.Expect, created); err != nil {
+		return err
 	}
 	sc.validated = true
 	return nil

@@ -54,6 +54,8 @@ func TestParseScenarioRefusals(t *testing.T) {
 		{"scale above the limit", oneDeployment + "- at: 1s\n  scale: 60000\n", `line 18: field "steps[0].scale": 60000 replicas is above`},
 		{"step after until", oneDeployment + "- at: 1s\n  pause: true\n- at: 11m\n  resume: true\n", `line 19: field "steps[1].at": 11m0s is after the time limit (until 10m0s): the step would never run`},
 		{"step after the default until", "name: x\nsteps:\n- at: 31m\n  pause: true\n", `line 3: field "steps[0].at": 31m0s is after the time limit (until 30m0s)`},
+		{"expect names no Deployment", "expect:\n  api: Complete\n" + oneDeployment, `line 2: field "expect.api": the scenario creates no Deployment "api"`},
+		{"expect, not an outcome", "expect:\n  web: Done\n" + oneDeployment, `line 2: field "expect.web": "Done" is not an outcome: want Complete, ProgressDeadlineExceeded or Incomplete`},
 		{"too large", "name: x\ndescription: " + strings.Repeat("x", MaxScenarioBytes) + "\n", "larger than the limit of 2097152 bytes (2 MiB, sim.MaxScenarioBytes)"},
 	}
 	for _, c := range cases {

@@ -64,6 +64,10 @@ type Result struct {
 	// Missed are the steps whose when: never held, in the order the run
 	// gave up on them: they did not run, and deploysim exits 1.
 	Missed []MissedStep
+	// Outcomes are the Deployments' outcomes at the end of the run, by
+	// name, with the scenario's expectations (Scenario.Expect); deploysim
+	// exits 1 on an unexpected one ([DeploymentOutcome.Unexpected]).
+	Outcomes []DeploymentOutcome
 	// Stats count the work of the engine.
 	Stats Stats
 }
@@ -122,6 +126,8 @@ type Sim struct {
 	missed     []MissedStep
 	// planned, when set (by benchmarks), sees every snapshot planned.
 	planned func(rollout.Snapshot)
+	// maxSpecReplicas is the largest spec.replicas stored (see syncLimit).
+	maxSpecReplicas int32
 	// pl plans every sync, reusing its memory (see rollout.Planner).
 	pl rollout.Planner
 }
@@ -197,8 +203,21 @@ func Run(sc *Scenario, o Options) (*Result, error) {
 // defaultUntil is the time limit of a scenario that sets none.
 const defaultUntil = 30 * time.Minute
 
-// maxSyncsPerInstant guards against controllers that never settle.
+// maxSyncsPerInstant guards against controllers that never settle: a
+// controller that syncs one key more often than this at one instant is
+// stopped. Large Deployments legitimately sync many times at an instant
+// (the ReplicaSet controller creates at most 500 pods per sync, upstream's
+// burstReplicas, and each of its status writes queues the Deployment), so
+// the limit grows with the largest spec.replicas stored: see syncLimit.
 const maxSyncsPerInstant = 1000
+
+// syncLimit is the number of syncs of one key at one instant beyond which
+// the run fails: maxSyncsPerInstant, plus one for every 100 replicas of the
+// largest Deployment stored so far (five times the ReplicaSet syncs needed
+// to create or delete all its pods at once).
+func (s *Sim) syncLimit() int {
+	return maxSyncsPerInstant + int(s.maxSpecReplicas/100)
+}
 
 // Run executes the run. It returns an error only when the scenario cannot be
 // simulated (an object the API server would refuse at load time, or a
@@ -240,6 +259,7 @@ func (s *Sim) Run() (*Result, error) {
 	}
 	res := &Result{Scenario: s.sc.Name, Seed: s.seed, Trace: s.trace, Stats: s.stats, Missed: s.missed}
 	res.Summary = s.met.summary(s)
+	res.Outcomes = s.outcomes()
 	if s.checks != nil {
 		s.checks.final()
 		res.Violations = s.checks.violations
@@ -270,8 +290,8 @@ func (s *Sim) handle(e event) {
 			it.instant, it.syncs = s.instant, 0
 		}
 		it.syncs++
-		if it.syncs > maxSyncsPerInstant {
-			s.failed = fmt.Errorf("t=%s: %s keeps syncing without settling (more than %d syncs at one instant)", s.now, it.key.name, maxSyncsPerInstant)
+		if limit := s.syncLimit(); it.syncs > limit {
+			s.failed = fmt.Errorf("t=%s: %s keeps syncing without settling (more than %d syncs at one instant)", s.now, it.key.name, limit)
 			return
 		}
 		switch it.key.ctrl {
@@ -807,6 +827,7 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	d.Generation = 1
 	d.CreationTimestamp = s.stamp()
 	d.Status = appsv1.DeploymentStatus{}
+	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.st.deployments[key] = d
 	s.st.depKeys = addKey(s.st.depKeys, key)
 	s.notifyDeployment(key)
@@ -835,6 +856,7 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 		d.Generation++
 	}
 	key := objKey(d.Namespace, d.Name)
+	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.st.deployments[key] = d
 	s.notifyDeployment(key)
 	s.met.touch(key)

@@ -286,16 +286,17 @@ func DescribeDeployment(d *DeploymentRow) string {
 // JSON renders the trace and summary as indented JSON.
 func (r *Result) JSON() ([]byte, error) {
 	type out struct {
-		Scenario   string       `json:"scenario"`
-		Seed       uint64       `json:"seed"`
-		Frames     []Frame      `json:"frames"`
-		Dropped    int          `json:"droppedFrames,omitempty"`
-		Summary    Summary      `json:"summary"`
-		Violations []Violation  `json:"violations,omitempty"`
-		Warnings   []Violation  `json:"warnings,omitempty"`
-		Missed     []MissedStep `json:"missedSteps,omitempty"`
+		Scenario   string              `json:"scenario"`
+		Seed       uint64              `json:"seed"`
+		Frames     []Frame             `json:"frames"`
+		Dropped    int                 `json:"droppedFrames,omitempty"`
+		Summary    Summary             `json:"summary"`
+		Violations []Violation         `json:"violations,omitempty"`
+		Warnings   []Violation         `json:"warnings,omitempty"`
+		Missed     []MissedStep        `json:"missedSteps,omitempty"`
+		Outcomes   []DeploymentOutcome `json:"outcomes"`
 	}
-	return json.MarshalIndent(out{r.Scenario, r.Seed, r.Trace.Frames, r.Trace.Dropped, r.Summary, r.Violations, r.Warnings, r.Missed}, "", "  ")
+	return json.MarshalIndent(out{r.Scenario, r.Seed, r.Trace.Frames, r.Trace.Dropped, r.Summary, r.Violations, r.Warnings, r.Missed, r.Outcomes}, "", "  ")
 }
 
 // Text renders the trace followed by the summary (and violations).

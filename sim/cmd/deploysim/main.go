@@ -59,8 +59,17 @@
 // trace keeps at most 100,000 frames ([sim.MaxTraceFrames]), the first ones
 // and the last.
 //
-// Exit status: 0 on success, 1 when the scenario cannot be loaded or run or
-// (with -check) an invariant broke, 2 for a usage error.
+//	-require-complete
+//	               exit 1 when a Deployment's rollout is not complete at the
+//	               end of the run, unless the scenario's expect: says so
+//
+// Exit status: 0 on success; 1 when the scenario cannot be loaded or run,
+// (with -check) an invariant broke, a when: step never fired, or a
+// Deployment's rollout ends otherwise than the scenario's expect: declares
+// — like `kubectl rollout status`, a Deployment without an expectation
+// fails the run when it ends ProgressDeadlineExceeded (with
+// -require-complete, when it ends anything but Complete); 2 for a usage
+// error. Outcomes do not change the exit status of -sweep and -seeds runs.
 package main
 
 import (
@@ -163,6 +172,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	svg := fs.String("svg", "", "write an SVG chart to this file")
 	check := fs.Bool("check", false, "check invariants and exit 1 on a violation")
+	requireComplete := fs.Bool("require-complete", false, "exit 1 when a Deployment's rollout is not complete at the end of the run (unless the scenario's expect: says so)")
 	fullStops := fs.Bool("full-stops", false, "show each requeued sync with the planner's full text")
 	explain := fs.Bool("explain", false, "show under each instant every write of the deployment controller with its reason, and why a sync of an incomplete rollout wrote nothing (slower)")
 	sweep := fs.String("sweep", "", "strategy sweep, e.g. 'maxSurge=0,1,25%;maxUnavailable=1,10%'")
@@ -252,6 +262,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	code := 0
 	if len(res.Missed) > 0 {
 		code = 1
+	}
+	for _, o := range res.Outcomes {
+		if o.Unexpected(*requireComplete) {
+			fmt.Fprintf(stderr, "deploysim: %s\n", o)
+			code = 1
+		}
 	}
 	if *check && len(res.Violations) > 0 {
 		for _, v := range res.Violations {

@@ -282,3 +282,72 @@ steps:
 		t.Errorf("stderr:\n%s\nstdout:\n%s\nwant %q", errb.String(), out.String(), want)
 	}
 }
+
+// TestExitStatusOutcomes: like `kubectl rollout status`, a run whose
+// Deployment ends ProgressDeadlineExceeded exits 1 unless the scenario's
+// expect: declares it; an expectation that does not hold exits 1;
+// -require-complete fails an incomplete rollout.
+func TestExitStatusOutcomes(t *testing.T) {
+	stuck := `cluster:
+  nodes: [{name: node-1, capacity: 50}]
+  startup: {min: 2s, max: 5s}
+  readiness: {min: 1s, max: 3s}
+  failures:
+  - {image: "web:v2-broken", mode: crashloop}
+objects:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec:
+    replicas: 2
+    progressDeadlineSeconds: 20
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: web, image: "web:v1"}]
+steps:
+- at: 30s
+  setImage: {container: web, image: "web:v2-broken"}
+`
+	for _, tc := range []struct {
+		name, expect string
+		args         []string
+		code         int
+		stderr       string
+	}{
+		{name: "stuck, undeclared", code: 1, stderr: "deploysim: deployment web ended ProgressDeadlineExceeded (`kubectl rollout status` would fail; declare `expect: {web: ProgressDeadlineExceeded}` if the scenario means it)"},
+		{name: "stuck, declared", expect: "expect: {web: ProgressDeadlineExceeded}\n", code: 0},
+		{name: "declared otherwise", expect: "expect: {web: Complete}\n", code: 1, stderr: "deploysim: deployment web ended ProgressDeadlineExceeded (the scenario expects Complete)"},
+		{name: "incomplete at the end", args: []string{"-until", "40s"}, code: 0},
+		{name: "incomplete, -require-complete", args: []string{"-until", "40s", "-require-complete"}, code: 1, stderr: "deploysim: deployment web ended Incomplete (`kubectl rollout status` would still be waiting; declare `expect: {web: Incomplete}` if the scenario means it)"},
+		{name: "incomplete, declared", expect: "expect: {web: Incomplete}\n", args: []string{"-until", "40s", "-require-complete"}, code: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "stuck.yaml")
+			if err := os.WriteFile(file, []byte("until: 3m\n"+tc.expect+stuck), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var out, errb bytes.Buffer
+			code := run(append(tc.args, file), &out, &errb)
+			if code != tc.code || strings.TrimSpace(errb.String()) != tc.stderr {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errb.String(), tc.code, tc.stderr)
+			}
+		})
+	}
+	// The JSON lists every outcome.
+	file := filepath.Join(t.TempDir(), "stuck.yaml")
+	if err := os.WriteFile(file, []byte("until: 3m\n"+stuck), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	run([]string{"-format", "json", file}, &out, &errb)
+	if !strings.Contains(out.String(), `"outcomes": [
+    {
+      "deployment": "web",
+      "outcome": "ProgressDeadlineExceeded"
+    }
+  ]`) {
+		t.Errorf("JSON outcomes missing:\n%s", out.String()[max(0, out.Len()-400):])
+	}
+}
