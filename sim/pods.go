@@ -620,6 +620,7 @@ func (s *Sim) writeRSStatus(rs *appsv1.ReplicaSet, st *rsState, createErr error)
 		cur.TerminatingReplicas = &t
 	}
 	rs.ResourceVersion = s.st.nextRV()
+	s.logReplicaSetWrite(writerReplicaSet, "status", rs)
 	s.rsStatusChanged(rs, st)
 }
 

@@ -173,7 +173,9 @@ func (s *Sim) applyRestart(dec restart.Decision) {
 	if s.checks != nil {
 		s.checks.restartDecision(old, dec)
 	}
+	s.writer = writerRestart
 	s.writeDeploymentSpec(old, d)
+	s.writer = ""
 }
 
 // RestartAction is what a decision of the restart controller wrote.

@@ -43,6 +43,11 @@ type Options struct {
 	// requeue it was ([DescribeStop]). The JSON has the full text either
 	// way ([Frame].Stops).
 	FullStops bool
+	// Writes records every accepted write of a Deployment or a ReplicaSet
+	// (create, update, status, delete) with the object's size and status
+	// after it, in [Result].Writes and the JSON's "writes": the states a
+	// watch sees, including those that last no simulated time.
+	Writes bool
 }
 
 // Result is the outcome of a run.
@@ -68,6 +73,9 @@ type Result struct {
 	// name, with the scenario's expectations (Scenario.Expect); deploysim
 	// exits 1 on an unexpected one ([DeploymentOutcome.Unexpected]).
 	Outcomes []DeploymentOutcome
+	// Writes are the accepted writes of Deployments and ReplicaSets, in
+	// order (only with Options.Writes).
+	Writes []Write
 	// Stats count the work of the engine.
 	Stats Stats
 }
@@ -126,6 +134,10 @@ type Sim struct {
 	missed     []MissedStep
 	// planned, when set (by benchmarks), sees every snapshot planned.
 	planned func(rollout.Snapshot)
+	// writer is who makes the writes being made (see by); writes is the
+	// write log (Options.Writes).
+	writer string
+	writes []Write
 	// maxSpecReplicas is the largest spec.replicas stored (see syncLimit).
 	maxSpecReplicas int32
 	// pl plans every sync, reusing its memory (see rollout.Planner).
@@ -260,6 +272,7 @@ func (s *Sim) Run() (*Result, error) {
 	res := &Result{Scenario: s.sc.Name, Seed: s.seed, Trace: s.trace, Stats: s.stats, Missed: s.missed}
 	res.Summary = s.met.summary(s)
 	res.Outcomes = s.outcomes()
+	res.Writes = s.writes
 	if s.checks != nil {
 		s.checks.final()
 		res.Violations = s.checks.violations
@@ -494,6 +507,8 @@ func (s *Sim) syncDeployment(k *wqItem) {
 		return
 	}
 	s.stats.DeploymentSyncs++
+	s.writer = writerDeployment
+	defer func() { s.writer = "" }()
 	snap := rollout.Snapshot{Deployment: d, ReplicaSets: s.st.replicaSetsIn(d.Namespace), Now: s.wall()}
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
 		snap.Pods = s.podsOf(d)
@@ -644,6 +659,7 @@ func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 	s.st.indexRS(rs.Namespace, st)
 	s.st.rsState[key] = st
 	s.syncRSState(st, rs)
+	s.logReplicaSetWrite(s.by(), "create", rs)
 	s.rsChanged(nil, rs)
 	return nil
 }
@@ -686,6 +702,7 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	rs.ResourceVersion = s.st.nextRV()
 	st.rs = rs
 	s.syncRSState(st, rs)
+	s.logReplicaSetWrite(s.by(), "update", rs)
 	s.rsChanged(old, rs)
 	return nil
 }
@@ -707,6 +724,7 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 	}
 	s.st.unindexRS(namespace, key)
 	delete(s.st.rsState, key)
+	s.logReplicaSetWrite(s.by(), "delete", old)
 	st.item.rsState = nil
 	for _, p := range slices.Clone(st.pods) { // deletePod changes st.pods
 		if !p.Terminating {
@@ -830,6 +848,7 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.st.deployments[key] = d
 	s.st.depKeys = addKey(s.st.depKeys, key)
+	s.logDeploymentWrite("create", d)
 	s.notifyDeployment(key)
 	s.met.touch(key)
 	s.observeRestart(d)
@@ -858,6 +877,7 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	key := objKey(d.Namespace, d.Name)
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.st.deployments[key] = d
+	s.logDeploymentWrite("update", d)
 	s.notifyDeployment(key)
 	s.met.touch(key)
 	s.observeRestart(d)
@@ -910,6 +930,7 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	// with the snapshot; they are replaced, never edited.
 	old.Status.Conditions = truncConditionTimes(obj.Status.Conditions)
 	old.ResourceVersion = s.st.nextRV()
+	s.logDeploymentWrite("status", old)
 	s.notifyDeployment(key)
 	s.met.touch(key)
 	s.observeRestart(old)

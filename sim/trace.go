@@ -295,8 +295,9 @@ func (r *Result) JSON() ([]byte, error) {
 		Warnings   []Violation         `json:"warnings,omitempty"`
 		Missed     []MissedStep        `json:"missedSteps,omitempty"`
 		Outcomes   []DeploymentOutcome `json:"outcomes"`
+		Writes     []Write             `json:"writes,omitempty"`
 	}
-	return json.MarshalIndent(out{r.Scenario, r.Seed, r.Trace.Frames, r.Trace.Dropped, r.Summary, r.Violations, r.Warnings, r.Missed, r.Outcomes}, "", "  ")
+	return json.MarshalIndent(out{r.Scenario, r.Seed, r.Trace.Frames, r.Trace.Dropped, r.Summary, r.Violations, r.Warnings, r.Missed, r.Outcomes, r.Writes}, "", "  ")
 }
 
 // Text renders the trace followed by the summary (and violations).

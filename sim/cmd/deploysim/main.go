@@ -59,6 +59,9 @@
 // trace keeps at most 100,000 frames ([sim.MaxTraceFrames]), the first ones
 // and the last.
 //
+//	-writes        with -format json, list every accepted write of a
+//	               Deployment or ReplicaSet in order ("writes": time, writer,
+//	               verb, object, resourceVersion, size and status after it)
 //	-require-complete
 //	               exit 1 when a Deployment's rollout is not complete at the
 //	               end of the run, unless the scenario's expect: says so
@@ -172,6 +175,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	svg := fs.String("svg", "", "write an SVG chart to this file")
 	check := fs.Bool("check", false, "check invariants and exit 1 on a violation")
+	writes := fs.Bool("writes", false, "with -format json, list every accepted write of a Deployment or ReplicaSet in order (\"writes\")")
 	requireComplete := fs.Bool("require-complete", false, "exit 1 when a Deployment's rollout is not complete at the end of the run (unless the scenario's expect: says so)")
 	fullStops := fs.Bool("full-stops", false, "show each requeued sync with the planner's full text")
 	explain := fs.Bool("explain", false, "show under each instant every write of the deployment controller with its reason, and why a sync of an incomplete rollout wrote nothing (slower)")
@@ -218,7 +222,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	opts := sim.Options{Until: *until, Check: *check, FullStops: *fullStops, Explain: *explain}
+	if *writes && *format != "json" {
+		fmt.Fprintln(stderr, "deploysim: -writes needs -format json")
+		return 2
+	}
+	opts := sim.Options{Until: *until, Check: *check, FullStops: *fullStops, Explain: *explain, Writes: *writes}
 	if seed.set {
 		opts.Seed = &seed.v
 	}
