@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/correlator"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,6 +74,11 @@ type Result struct {
 	// name, with the scenario's expectations (Scenario.Expect); deploysim
 	// exits 1 on an unexpected one ([DeploymentOutcome.Unexpected]).
 	Outcomes []DeploymentOutcome
+	// Events are the Events the API server holds at the end, after
+	// client-go's recorder aggregated what the Deployment controller
+	// recorded: what `kubectl get events` lists ([DescribeEvents]); empty
+	// with Options.NoTrace.
+	Events []ClusterEvent
 	// Writes are the accepted writes of Deployments and ReplicaSets, in
 	// order (only with Options.Writes).
 	Writes []Write
@@ -138,6 +144,11 @@ type Sim struct {
 	// write log (Options.Writes).
 	writer string
 	writes []Write
+	// events models client-go's event recorder and the Events it wrote;
+	// eventAt and eventSeq give events of one instant distinct nanoseconds.
+	events   *correlator.Correlator
+	eventAt  time.Duration
+	eventSeq int
 	// maxSpecReplicas is the largest spec.replicas stored (see syncLimit).
 	maxSpecReplicas int32
 	// pl plans every sync, reusing its memory (see rollout.Planner).
@@ -273,6 +284,7 @@ func (s *Sim) Run() (*Result, error) {
 	res.Summary = s.met.summary(s)
 	res.Outcomes = s.outcomes()
 	res.Writes = s.writes
+	res.Events = s.clusterEvents()
 	if s.checks != nil {
 		s.checks.final()
 		res.Violations = s.checks.violations
@@ -534,7 +546,7 @@ func (s *Sim) syncDeployment(k *wqItem) {
 		if err := s.apply(a); err != nil {
 			s.explainSync(d, res, i)
 			// upstream recorded the events that precede the failed write
-			s.recordEvents(d.Name, res.Events, i)
+			s.recordEvents(d, res.Events, i)
 			s.note("sync %s: action %d of %d (%s) failed: %v", d.Name, i+1, len(res.Actions), actionName(a), err)
 			s.syncFailed(k)
 			return
@@ -544,7 +556,7 @@ func (s *Sim) syncDeployment(k *wqItem) {
 		}
 	}
 	s.explainSync(d, res, len(res.Actions))
-	s.recordEvents(d.Name, res.Events, len(res.Actions))
+	s.recordEvents(d, res.Events, len(res.Actions))
 	if res.Stop != "" {
 		s.stopped(d.Name, res)
 		s.syncFailed(k)
@@ -572,7 +584,7 @@ func (s *Sim) syncFailed(k *wqItem) {
 
 // recordEvents records the events of a plan that upstream emits once the
 // first applied actions have been written: those with Event.After ≤ applied.
-func (s *Sim) recordEvents(object string, evs []rollout.Event, applied int) {
+func (s *Sim) recordEvents(d *appsv1.Deployment, evs []rollout.Event, applied int) {
 	var f *Frame
 	for _, e := range evs {
 		if e.After > applied {
@@ -585,7 +597,8 @@ func (s *Sim) recordEvents(object string, evs []rollout.Event, applied int) {
 		if f == nil {
 			f = s.frame()
 		}
-		f.Events = append(f.Events, TraceEvent{Object: object, Type: e.Type, Reason: e.Reason, Message: e.Message})
+		f.Events = append(f.Events, TraceEvent{Object: d.Name, Type: e.Type, Reason: e.Reason, Message: e.Message,
+			Write: s.recordEvent(d, e)})
 	}
 }
 

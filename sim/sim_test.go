@@ -360,7 +360,7 @@ func TestRecordEventsAfter(t *testing.T) {
 	}
 	for applied, want := range []string{"a", "ab", "abc", "abc"} {
 		s := newTestSim(t)
-		s.recordEvents("web", evs, applied)
+		s.recordEvents(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}}, evs, applied)
 		got := ""
 		if s.cur != nil {
 			for _, e := range s.cur.Events {

@@ -109,6 +109,9 @@ type TraceEvent struct {
 	Type    string `json:"type"`
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
+	// Write is what client-go's event recorder did with the event (the
+	// raw event above is what the controller recorded).
+	Write *EventWrite `json:"write,omitempty"`
 }
 
 // DeploymentRow is a Deployment's spec summary and status.
@@ -296,8 +299,9 @@ func (r *Result) JSON() ([]byte, error) {
 		Missed     []MissedStep        `json:"missedSteps,omitempty"`
 		Outcomes   []DeploymentOutcome `json:"outcomes"`
 		Writes     []Write             `json:"writes,omitempty"`
+		Events     []ClusterEvent      `json:"events,omitempty"`
 	}
-	return json.MarshalIndent(out{r.Scenario, r.Seed, r.Trace.Frames, r.Trace.Dropped, r.Summary, r.Violations, r.Warnings, r.Missed, r.Outcomes, r.Writes}, "", "  ")
+	return json.MarshalIndent(out{r.Scenario, r.Seed, r.Trace.Frames, r.Trace.Dropped, r.Summary, r.Violations, r.Warnings, r.Missed, r.Outcomes, r.Writes, r.Events}, "", "  ")
 }
 
 // Text renders the trace followed by the summary (and violations).

@@ -59,6 +59,12 @@
 // trace keeps at most 100,000 frames ([sim.MaxTraceFrames]), the first ones
 // and the last.
 //
+//	-events        after the trace, list the Events as `kubectl get events -o
+//	               wide` shows them at the end of the run: what the
+//	               controller recorded after client-go's recorder combined
+//	               similar events ("(combined from similar events): "),
+//	               counted repeats and dropped bursts; -format json always
+//	               has them ("events", and each raw event's "write")
 //	-writes        with -format json, list every accepted write of a
 //	               Deployment or ReplicaSet in order ("writes": time, writer,
 //	               verb, object, resourceVersion, size and status after it)
@@ -175,6 +181,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	svg := fs.String("svg", "", "write an SVG chart to this file")
 	check := fs.Bool("check", false, "check invariants and exit 1 on a violation")
+	events := fs.Bool("events", false, "after the trace, list the Events as `kubectl get events -o wide` shows them at the end of the run (aggregated by client-go's rules)")
 	writes := fs.Bool("writes", false, "with -format json, list every accepted write of a Deployment or ReplicaSet in order (\"writes\")")
 	requireComplete := fs.Bool("require-complete", false, "exit 1 when a Deployment's rollout is not complete at the end of the run (unless the scenario's expect: says so)")
 	fullStops := fs.Bool("full-stops", false, "show each requeued sync with the planner's full text")
@@ -247,6 +254,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch *format {
 	case "text":
 		fmt.Fprint(stdout, res.Text())
+		if *events {
+			fmt.Fprintf(stdout, "events at the end (%s), as kubectl get events -o wide lists them:\n%s", res.Summary.End, sim.DescribeEvents(res.Events, res.Summary.End))
+		}
 	case "json":
 		b, err := res.JSON()
 		if err != nil {
