@@ -183,3 +183,58 @@ func TestRSSpecChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectToDelete: the heap selection used for ReplicaSets of more than
+// selectMinActive pods gives the sort's first n pods in the sort's order
+// (on rankings without upstream's non-transitive readiness corner: no pod
+// is ready here).
+func TestSelectToDelete(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := &Sim{now: time.Hour}
+		size := rapid.IntRange(2, 300).Draw(t, "pods")
+		st := &rsState{colo: make([]int32, 4)}
+		for i := 0; i < size; i++ {
+			m := podMeta{
+				uid:      uint64(rapid.IntRange(0, 1000).Draw(t, "uid")*1000 + i),
+				created:  time.Duration(rapid.IntRange(0, 3600).Draw(t, "created")) * time.Second,
+				restarts: int32(rapid.IntRange(0, 2).Draw(t, "restarts")),
+				slot:     int32(rapid.IntRange(0, 3).Draw(t, "slot")),
+				active:   rapid.IntRange(0, 5).Draw(t, "inactive") > 0,
+			}
+			m.class = rankClass(m.slot != 0, uint8(rapid.IntRange(0, 2).Draw(t, "phase")), false)
+			if m.active {
+				st.active++
+				st.colo[m.slot]++
+			}
+			st.pods = append(st.pods, &Pod{Name: fmt.Sprint(i), Terminating: !m.active})
+			st.meta = append(st.meta, m)
+			st.hot = append(st.hot, hotWord(&m))
+		}
+		if st.active < 1 {
+			return
+		}
+		n := rapid.IntRange(1, int(st.active)).Draw(t, "n")
+		var keys []rankKey
+		for i := range st.meta {
+			if m := &st.meta[i]; m.active {
+				keys = append(keys, m.key(st.pods[i], st.colo[m.slot], s.now))
+			}
+		}
+		cmp := func(a, b rankKey) int {
+			if lessForDeletion(&a, &b) {
+				return -1
+			}
+			if lessForDeletion(&b, &a) {
+				return 1
+			}
+			return 0
+		}
+		slices.SortFunc(keys, cmp)
+		got := s.selectToDelete(st, n, s.now, cmp)
+		for i, p := range got {
+			if p != keys[i].p {
+				t.Fatalf("pod %d of %d: got %s, want %s", i, n, p.Name, keys[i].p.Name)
+			}
+		}
+	})
+}

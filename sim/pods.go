@@ -733,13 +733,7 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 		s.candBuf = cands[:0]
 		return out
 	}
-	keys := slices.Grow(s.rankBuf[:0], int(st.active))
-	for i := range st.meta {
-		if m := &st.meta[i]; m.active {
-			keys = append(keys, m.key(st.pods[i], st.colo[m.slot], now))
-		}
-	}
-	slices.SortFunc(keys, func(a, b rankKey) int {
+	cmp := func(a, b rankKey) int {
 		if lessForDeletion(&a, &b) {
 			return -1
 		}
@@ -747,13 +741,90 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 			return 1
 		}
 		return 0
-	})
+	}
+	if int(st.active) > selectMinActive && n*8 < int(st.active) {
+		return s.selectToDelete(st, n, now, cmp)
+	}
+	keys := slices.Grow(s.rankBuf[:0], int(st.active))
+	for i := range st.meta {
+		if m := &st.meta[i]; m.active {
+			keys = append(keys, m.key(st.pods[i], st.colo[m.slot], now))
+		}
+	}
+	slices.SortFunc(keys, cmp)
 	out := make([]*Pod, n)
 	for i := range out {
 		out[i] = keys[i].p
 	}
 	clear(keys)
 	s.rankBuf = keys[:0]
+	return out
+}
+
+// selectMinActive is the number of active pods of a ReplicaSet above which
+// podsToDelete selects the n pods to delete with a bounded heap instead of
+// sorting them all: a 1,000,000-pod ReplicaSet is scaled down 500 pods per
+// sync (upstream's burstReplicas), and sorting every pod at every sync
+// made its rollout quadratic. The heap keeps the n first pods in the
+// ranking's order, which is the sort's first n as long as the ranking is a
+// strict weak order; in upstream's non-transitive corner (two ready pods
+// whose readiness times fall in the same logarithmic bucket, compared with
+// a third that is not) any two algorithms may pick differently, as the
+// real controller's sort.Sort and slices.SortFunc already may. Below this
+// size (every bundled scenario and test) the pods are sorted as before.
+const selectMinActive = 4096
+
+// selectToDelete returns the n active pods of st that come first in the
+// deletion ranking, in that order: a max-heap of the best n seen so far
+// over one pass, then a sort of those n.
+func (s *Sim) selectToDelete(st *rsState, n int, now time.Duration, cmp func(a, b rankKey) int) []*Pod {
+	h := slices.Grow(s.rankBuf[:0], n)
+	// sift restores the max-heap order (the worst kept pod at h[0]) below i.
+	sift := func(i int) {
+		for {
+			l, worst := 2*i+1, i
+			if l < len(h) && cmp(h[l], h[worst]) > 0 {
+				worst = l
+			}
+			if r := l + 1; r < len(h) && cmp(h[r], h[worst]) > 0 {
+				worst = r
+			}
+			if worst == i {
+				return
+			}
+			h[i], h[worst] = h[worst], h[i]
+			i = worst
+		}
+	}
+	for i := range st.meta {
+		m := &st.meta[i]
+		if !m.active {
+			continue
+		}
+		k := m.key(st.pods[i], st.colo[m.slot], now)
+		switch {
+		case len(h) < n:
+			h = append(h, k)
+			for j := len(h) - 1; j > 0; {
+				parent := (j - 1) / 2
+				if cmp(h[j], h[parent]) <= 0 {
+					break
+				}
+				h[j], h[parent] = h[parent], h[j]
+				j = parent
+			}
+		case cmp(k, h[0]) < 0:
+			h[0] = k
+			sift(0)
+		}
+	}
+	slices.SortFunc(h, cmp)
+	out := make([]*Pod, n)
+	for i := range out {
+		out[i] = h[i].p
+	}
+	clear(h)
+	s.rankBuf = h[:0]
 	return out
 }
 
