@@ -40,6 +40,10 @@ type rolloutRecord struct {
 type rsRecord struct {
 	Name, Revision string
 	Sizes          []int32
+	// Stamped is set when the ReplicaSet's pod template carries a restart
+	// controller's stamp: a time, wall-clock on the control plane and
+	// virtual in the simulator, so the names cannot be equal.
+	Stamped bool
 }
 
 // finalStatus is the part of a Deployment's status that is compared.
