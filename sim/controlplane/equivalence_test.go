@@ -288,7 +288,7 @@ func report(t *testing.T, scenario, left, right string, a, b map[string]rolloutR
 			continue
 		}
 		cmp := compareRecords(a[name], br)
-		t.Logf("%s, Deployment %s: %s (left, SIM) against %s (right, REAL):\n%s", scenario, name, left, right, cmp.Table)
+		t.Logf("%s, Deployment %s: %s (the SIM columns) against %s (the REAL columns):\n%s", scenario, name, left, right, cmp.Table)
 		for _, d := range cmp.Diffs {
 			diffs = append(diffs, name+": "+d)
 		}
@@ -397,4 +397,36 @@ func startProcess(t *testing.T, c *cluster, name string, args ...string) {
 			logTail(t, logName, 40)
 		}
 	})
+}
+
+// exampleDifferences are the scenarios whose run with examples/controller
+// differs from the run with the real controller up to timing, and why.
+var exampleDifferences = map[string]string{}
+
+// ciExampleScenarios are what CI runs of TestExampleController.
+var ciExampleScenarios = []string{"pause-edit-resume"}
+
+// TestExampleController runs bundled scenarios twice on the real control
+// plane: with the real Deployment controller, and with examples/controller
+// (deploymath's rollout.Plan and rollout.Execute behind client-go
+// informers and a work queue, a process of its own) in its place; the
+// ReplicaSet controller and the kubelet driver are the same. The two runs
+// must make the same writes, record the same events and end in the same
+// state.
+func TestExampleController(t *testing.T) {
+	for _, name := range selected(t, ciExampleScenarios) {
+		t.Run(name, func(t *testing.T) {
+			sc := loadScenario(t, name)
+			if why := inexpressible(sc); why != "" {
+				t.Skipf("not expressible on this control plane: %s", why)
+			}
+			var upstream, ours map[string]rolloutRecord
+			t.Run("upstream", func(t *testing.T) { upstream = runReal(t, sc, controllerUpstream) })
+			t.Run("examples-controller", func(t *testing.T) { ours = runReal(t, sc, controllerExample) })
+			if upstream == nil || ours == nil {
+				t.Fatal("a run failed")
+			}
+			report(t, name, "the real controller", "examples/controller", upstream, ours, exampleDifferences[name])
+		})
+	}
 }

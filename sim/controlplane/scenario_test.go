@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/deploymath/deploymath/hashing"
 	"github.com/deploymath/deploymath/restart"
 	"github.com/deploymath/deploymath/revision"
 	"github.com/deploymath/deploymath/sim"
@@ -99,17 +100,8 @@ func (r *realRun) now() time.Duration { return time.Since(r.start) + r.skipped }
 // idle reports whether nothing is in flight: every Deployment converged
 // and the restart controller cannot still be waiting on a change.
 func (r *realRun) idle(ctx context.Context) bool {
-	if r.restart != nil && r.restart.Enabled {
-		grace, check := 5*time.Second, 500*time.Millisecond
-		if r.restart.GracePeriod != nil {
-			grace = time.Duration(*r.restart.GracePeriod)
-		}
-		if r.restart.CheckInterval != nil {
-			check = time.Duration(*r.restart.CheckInterval)
-		}
-		if time.Since(r.lastConfig) < grace+check+time.Second {
-			return false
-		}
+	if r.restartPending() {
+		return false
 	}
 	for _, n := range r.names {
 		d, err := r.c.client.AppsV1().Deployments(r.ns).Get(ctx, n, metav1.GetOptions{})
@@ -118,6 +110,23 @@ func (r *realRun) idle(ctx context.Context) bool {
 		}
 	}
 	return time.Since(r.rec.lastChange()) > 200*time.Millisecond
+}
+
+// restartPending reports whether the restart controller may still act on
+// the last change of a config or an opt-in annotation: its grace period
+// and one check interval, plus a second, have not passed since.
+func (r *realRun) restartPending() bool {
+	if r.restart == nil || !r.restart.Enabled {
+		return false
+	}
+	grace, check := 5*time.Second, 500*time.Millisecond
+	if r.restart.GracePeriod != nil {
+		grace = time.Duration(*r.restart.GracePeriod)
+	}
+	if r.restart.CheckInterval != nil {
+		check = time.Duration(*r.restart.CheckInterval)
+	}
+	return time.Since(r.lastConfig) < grace+check+time.Second
 }
 
 // waitUntil waits until the run's clock reaches at, jumping there at once
@@ -289,8 +298,9 @@ func specEdit(st *sim.Step) func(*appsv1.Deployment) {
 	return nil
 }
 
-// play runs the steps and waits for the end of the run: convergence with
-// stopWhenConverged, otherwise a quiet period of five seconds.
+// play runs the steps and waits for the end of the run (after the restart
+// controller's grace period, when it runs): convergence with
+// stopWhenConverged, otherwise a quiet period.
 func (r *realRun) play(ctx context.Context) {
 	r.t.Helper()
 	stop := false
@@ -332,6 +342,9 @@ func (r *realRun) play(ctx context.Context) {
 			r.t.Fatalf("steps[%d] at %v: %v", i, time.Duration(st.At), err)
 		}
 	}
+	for r.restartPending() && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+	}
 	if stop {
 		for _, n := range r.names {
 			waitConverged(ctx, r.t, r.c, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: r.ns, Name: n}})
@@ -339,7 +352,10 @@ func (r *realRun) play(ctx context.Context) {
 		r.rec.waitQuiet(ctx, r.t, time.Second)
 		return
 	}
-	r.rec.waitQuiet(ctx, r.t, 5*time.Second)
+	// Without stopWhenConverged the run ends once nothing has changed for
+	// longer than a pod takes from creation to ready and from deletion to
+	// gone, plus two seconds.
+	r.rec.waitQuiet(ctx, r.t, r.k.Startup+r.k.Readiness+r.k.Termination+2*time.Second)
 }
 
 // step carries out one step that is not a Deployment edit.
@@ -426,7 +442,8 @@ func (r *realRun) step(ctx context.Context, st *sim.Step) error {
 }
 
 // replicaSetsOf returns the Deployment's ReplicaSets that rs names: "new"
-// (the one with the Deployment's revision), "old" (the others), a name, or
+// (the one whose template is the Deployment's, as in the simulator; none
+// before the controller created it), "old" (the others), a name, or
 // all of them ("").
 func (r *realRun) replicaSetsOf(name, which string) []*appsv1.ReplicaSet {
 	d, err := r.rec.dLister.Deployments(r.ns).Get(name)
@@ -440,7 +457,7 @@ func (r *realRun) replicaSetsOf(name, which string) []*appsv1.ReplicaSet {
 		if ref == nil || ref.UID != d.UID {
 			continue
 		}
-		isNew := rs.Annotations[revisionAnnotation] == d.Annotations[revisionAnnotation]
+		isNew := hashing.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template)
 		switch which {
 		case "", rs.Name:
 		case "new":
@@ -558,7 +575,7 @@ func (r *realRun) waitFor(ctx context.Context, st *sim.Step) bool {
 
 // recorder watches a namespace's Deployments, ReplicaSets and pods: it
 // keeps every size each ReplicaSet was written with, the listers the
-// steps read, and the time of the last change.
+// steps read, and the time of the last change of any of them.
 type recorder struct {
 	dLister   appslisters.DeploymentLister
 	rsLister  appslisters.ReplicaSetLister
@@ -637,14 +654,14 @@ func (w *recorder) records(deployment string) []rsRecord {
 	return out
 }
 
-// waitQuiet waits until no Deployment or ReplicaSet changed for quiet (at
-// most two minutes).
+// waitQuiet waits until no Deployment, ReplicaSet or pod changed for
+// quiet (at most two minutes).
 func (w *recorder) waitQuiet(ctx context.Context, t *testing.T, quiet time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Since(w.lastChange()) < quiet {
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			t.Fatalf("the Deployments and ReplicaSets did not settle for %v in 2m", quiet)
+			t.Fatalf("the Deployments, ReplicaSets and pods did not settle for %v in 2m", quiet)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -675,7 +692,15 @@ func startRecorder(t *testing.T, c *cluster, namespace string) *recorder {
 		cancel()
 		t.Fatal(err1, err2)
 	}
-	podInf.Informer() // registered before Start
+	_, err3 := podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { w.touch() },
+		UpdateFunc: func(_, _ any) { w.touch() },
+		DeleteFunc: func(any) { w.touch() },
+	})
+	if err3 != nil {
+		cancel()
+		t.Fatal(err3)
+	}
 	factory.Start(ctx.Done())
 	t.Cleanup(func() { cancel(); factory.Shutdown() })
 	waitCtx, stop := context.WithTimeout(ctx, 30*time.Second)
