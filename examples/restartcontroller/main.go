@@ -43,6 +43,7 @@ import (
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "path to a kubeconfig: run against that cluster instead of the scripted fake one")
 	xing := flag.Bool("xing", false, "use the annotation keys and checksums of the kubernetes-deployment-restart-controller")
+	reloader := flag.Bool("reloader", false, "also honour stakater/Reloader's opt-in annotations")
 	klog.InitFlags(nil)
 	flag.Parse()
 
@@ -52,6 +53,7 @@ func main() {
 	if *xing {
 		opts = restart.XingKeys()
 	}
+	opts.Reloader = *reloader
 	var err error
 	if *kubeconfig != "" {
 		err = runCluster(ctx, *kubeconfig, opts)

@@ -28,10 +28,21 @@ type cluster struct {
 	client kubernetes.Interface
 }
 
+// clusterOptions choose what runs beside the API server.
+type clusterOptions struct {
+	// NoDeploymentController leaves the real Deployment controller out, for
+	// a Deployment controller of our own (examples/controller) to take its
+	// place. The ReplicaSet controller always runs.
+	NoDeploymentController bool
+}
+
 // startCluster starts etcd, the API server and the two controllers, and
 // registers their teardown (controllers first, etcd last). It fails the
 // test, never skips it, when any of them cannot start.
-func startCluster(t *testing.T) *cluster {
+func startCluster(t *testing.T) *cluster { return startClusterWith(t, clusterOptions{}) }
+
+// startClusterWith is startCluster with options.
+func startClusterWith(t *testing.T, o clusterOptions) *cluster {
 	t.Helper()
 	captureKlog(t)
 
@@ -66,12 +77,16 @@ func startCluster(t *testing.T) *cluster {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	factory := informers.NewSharedInformerFactory(kubernetes.NewForConfigOrDie(rest.AddUserAgent(config, "controller-informers")), 0)
-	dc, err := deployment.NewDeploymentController(ctx,
-		factory.Apps().V1().Deployments(), factory.Apps().V1().ReplicaSets(), factory.Core().V1().Pods(),
-		kubernetes.NewForConfigOrDie(rest.AddUserAgent(config, "deployment-controller")))
-	if err != nil {
-		cancel()
-		t.Fatalf("creating the Deployment controller: %v", err)
+	var dc *deployment.DeploymentController
+	if !o.NoDeploymentController {
+		var err error
+		dc, err = deployment.NewDeploymentController(ctx,
+			factory.Apps().V1().Deployments(), factory.Apps().V1().ReplicaSets(), factory.Core().V1().Pods(),
+			kubernetes.NewForConfigOrDie(rest.AddUserAgent(config, "deployment-controller")))
+		if err != nil {
+			cancel()
+			t.Fatalf("creating the Deployment controller: %v", err)
+		}
 	}
 	rsc := replicaset.NewReplicaSetController(ctx,
 		factory.Apps().V1().ReplicaSets(), factory.Core().V1().Pods(),
@@ -80,7 +95,9 @@ func startCluster(t *testing.T) *cluster {
 
 	var wg sync.WaitGroup
 	factory.Start(ctx.Done())
-	wg.Go(func() { dc.Run(ctx, 5) })
+	if dc != nil {
+		wg.Go(func() { dc.Run(ctx, 5) })
+	}
 	wg.Go(func() { rsc.Run(ctx, 5) })
 	t.Cleanup(func() {
 		cancel()

@@ -14,6 +14,41 @@ import (
 type comparison struct {
 	Table string
 	Diffs []string
+	// Robust are the differences that remain when the comparison ignores
+	// what the moment of each sync decides: per ReplicaSet only the
+	// largest size and the last one are compared, and the
+	// ScalingReplicaSet events are left out (how many steps a scale-down
+	// takes, and so how many events it records, depends on how many pods
+	// had become available at each sync). A subset of Diffs; empty when
+	// the two runs are "equal up to timing".
+	Robust []string
+}
+
+// peak is the largest of sizes (0 for none).
+func peak(sizes []int32) int32 {
+	var m int32
+	for _, s := range sizes {
+		m = max(m, s)
+	}
+	return m
+}
+
+func last(sizes []int32) int32 {
+	if len(sizes) == 0 {
+		return 0
+	}
+	return sizes[len(sizes)-1]
+}
+
+// otherEvents are the events that are not ScalingReplicaSet events.
+func otherEvents(evs []string) []string {
+	var out []string
+	for _, e := range evs {
+		if !strings.HasPrefix(e, "Normal ScalingReplicaSet: ") {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // normalise replaces every ReplicaSet name in s by "<rs rev N>", N being
@@ -70,7 +105,7 @@ func eventsByReplicaSet(evs []string) map[string][]string {
 // with condition reasons and normalised messages. Names and the global
 // order of events are shown but never fail.
 func compareRecords(simRec, realRec rolloutRecord) comparison {
-	var diffs []string
+	var diffs, robust []string
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	section := func(title string) {
@@ -99,13 +134,17 @@ func compareRecords(simRec, realRec rolloutRecord) comparison {
 			mark = "DIFFERS: only on one side"
 		case !slices.Equal(s.Sizes, r.Sizes):
 			mark = "DIFFERS"
-		case s.Name != r.Name:
+		case s.Name != r.Name && !s.Stamped && !r.Stamped:
 			// The simulator applies the API server's defaulting before
 			// hashing, so the pod-template-hash must be a cluster's.
 			mark = "DIFFERS: name"
 		}
 		if mark != "" {
-			diffs = append(diffs, fmt.Sprintf("revision %s: name sim %s, real %s; sizes sim %s, real %s", rev, name(s, sok), name(r, rok), sizes(s.Sizes, sok), sizes(r.Sizes, rok)))
+			d := fmt.Sprintf("revision %s: name sim %s, real %s; sizes sim %s, real %s", rev, name(s, sok), name(r, rok), sizes(s.Sizes, sok), sizes(r.Sizes, rok))
+			diffs = append(diffs, d)
+			if mark != "DIFFERS" || peak(s.Sizes) != peak(r.Sizes) || last(s.Sizes) != last(r.Sizes) {
+				robust = append(robust, d)
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rev, name(s, sok), name(r, rok), sizes(s.Sizes, sok), sizes(r.Sizes, rok), mark)
 	}
@@ -121,6 +160,9 @@ func compareRecords(simRec, realRec rolloutRecord) comparison {
 			mark = "(global order differs)"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, s, r, mark)
+	}
+	if so, ro := sorted(otherEvents(simEv)), sorted(otherEvents(realEv)); !slices.Equal(so, ro) {
+		robust = append(robust, fmt.Sprintf("events other than ScalingReplicaSet differ:\n  sim:  %q\n  real: %q", so, ro))
 	}
 	if !slices.Equal(sorted(simEv), sorted(realEv)) {
 		diffs = append(diffs, fmt.Sprintf("events differ as a multiset:\n  sim:  %q\n  real: %q", sorted(simEv), sorted(realEv)))
@@ -141,6 +183,7 @@ func compareRecords(simRec, realRec rolloutRecord) comparison {
 		if s != r {
 			mark = "DIFFERS"
 			diffs = append(diffs, fmt.Sprintf("final %s: sim %s, real %s", label, s, r))
+			robust = append(robust, diffs[len(diffs)-1])
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", label, s, r, mark)
 	}
@@ -162,7 +205,7 @@ func compareRecords(simRec, realRec rolloutRecord) comparison {
 		field(ty, normalise(s, simNames), normalise(r, realNames))
 	}
 	tw.Flush()
-	return comparison{Table: b.String(), Diffs: diffs}
+	return comparison{Table: b.String(), Diffs: diffs, Robust: robust}
 }
 
 func sortedRevisions(revs map[string]bool) []string {

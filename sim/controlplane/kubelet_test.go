@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -11,11 +12,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/deploymath/deploymath/sim"
 )
 
 // kubelet stands in for the scheduler and the kubelets: a small,
@@ -24,9 +28,23 @@ import (
 // its containers started but not ready; Readiness after that it is Ready
 // (condition Ready=True, every container ready). A pod given a
 // deletionTimestamp is deleted with grace period 0 Termination later.
+//
+// Failures are the scenario's failure rules (probability 1 only): a pod
+// that one matches with mode crashloop or never-ready runs but never
+// becomes ready (the Deployment and ReplicaSet controllers look only at
+// readiness; a crash loop's restarts are not reported); with
+// image-pull-error it stays Pending.
 type kubelet struct {
 	Nodes                           []string
 	Startup, Readiness, Termination time.Duration
+	Failures                        []sim.FailureRule
+	// Grid, when set, moves every transition to the next multiple of Grid
+	// since the driver started: pods the ReplicaSet controller created in
+	// one sync (milliseconds apart) then start, become ready and go at the
+	// same moment, as they do in the simulator, whose pods created at one
+	// instant with fixed delays change at one instant.
+	Grid   time.Duration
+	origin time.Time
 
 	client kubernetes.Interface
 	ctx    context.Context
@@ -50,6 +68,7 @@ func startKubelet(t *testing.T, c *cluster, k *kubelet) {
 	k.client = kubernetes.NewForConfigOrDie(rest.AddUserAgent(c.config, "kubelet-driver"))
 	k.ctx = ctx
 	k.seen = map[types.UID]*podStage{}
+	k.origin = time.Now()
 	for _, n := range k.Nodes {
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}}
 		if _, err := k.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
@@ -117,11 +136,18 @@ func (k *kubelet) observe(obj any) {
 		}
 	case !st.started:
 		st.started = true
+		mode := failureMode(k.Failures, pod)
+		if mode == "image-pull-error" {
+			return
+		}
 		k.after(k.Startup, func() {
 			if st.deleting {
 				return
 			}
 			k.do(func() error { return k.patchStatus(pod, false) })
+			if mode != "" {
+				return // crashloop, never-ready: never ready
+			}
 			k.after(k.Readiness, func() {
 				if !st.deleting {
 					k.do(func() error { return k.patchStatus(pod, true) })
@@ -131,8 +157,32 @@ func (k *kubelet) observe(obj any) {
 	}
 }
 
+// failureMode is the mode of the first failure rule that matches pod
+// ("" when none does): a rule matches a pod one of whose containers runs
+// its image, or whose labels include all of its labels, or both when it
+// names both.
+func failureMode(rules []sim.FailureRule, pod *corev1.Pod) string {
+	for _, r := range rules {
+		if r.Image != "" && !slices.ContainsFunc(pod.Spec.Containers, func(c corev1.Container) bool { return c.Image == r.Image }) {
+			continue
+		}
+		if len(r.Labels) > 0 && !labels.SelectorFromSet(r.Labels).Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		if r.Image == "" && len(r.Labels) == 0 {
+			continue
+		}
+		return r.Mode
+	}
+	return ""
+}
+
 // after runs f after d, unless the driver stops first. k.mu is held.
 func (k *kubelet) after(d time.Duration, f func()) {
+	if k.Grid > 0 {
+		since := time.Since(k.origin) + d
+		d += (k.Grid - since%k.Grid) % k.Grid
+	}
 	k.timers = append(k.timers, time.AfterFunc(d, func() {
 		k.mu.Lock()
 		defer k.mu.Unlock()

@@ -3,7 +3,9 @@ package controlplane
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -40,6 +42,10 @@ type rolloutRecord struct {
 type rsRecord struct {
 	Name, Revision string
 	Sizes          []int32
+	// Stamped is set when the ReplicaSet's pod template carries a restart
+	// controller's stamp: a time, wall-clock on the control plane and
+	// virtual in the simulator, so the names cannot be equal.
+	Stamped bool
 }
 
 // finalStatus is the part of a Deployment's status that is compared.
@@ -162,6 +168,9 @@ func statusOf(d *appsv1.Deployment) finalStatus {
 	return s
 }
 
+// scaledTo matches the Deployment controller's scaling messages.
+var scaledTo = regexp.MustCompile(`^Scaled (?:up|down) replica set (\S+) from (\d+) to (\d+)$`)
+
 // simRecord takes the same record from a simulator run: the ReplicaSet
 // rows, events and final row of the Deployment in every frame.
 func simRecord(res *sim.Result, deployment string) (rolloutRecord, error) {
@@ -198,6 +207,42 @@ func simRecord(res *sim.Result, deployment string) (rolloutRecord, error) {
 	}
 	if last == nil {
 		return rec, fmt.Errorf("the simulator's trace has no Deployment %s", deployment)
+	}
+	// A frame shows the state at the end of an instant, so a size a
+	// ReplicaSet had only within one instant (created at 1 and scaled to 2
+	// by the next sync at the same instant) is missing from the frames;
+	// the Deployment controller's scaling events name every size it wrote.
+	scaled := map[string][]int32{}
+	for _, f := range res.Trace.Frames {
+		for _, e := range f.Events {
+			m := scaledTo.FindStringSubmatch(e.Message)
+			if e.Object != deployment || e.Reason != "ScalingReplicaSet" || m == nil {
+				continue
+			}
+			from, _ := strconv.ParseInt(m[2], 10, 32)
+			to, _ := strconv.ParseInt(m[3], 10, 32)
+			if len(scaled[m[1]]) == 0 && from != 0 {
+				scaled[m[1]] = append(scaled[m[1]], int32(from))
+			}
+			scaled[m[1]] = append(scaled[m[1]], int32(to))
+		}
+	}
+	for i := range rec.ReplicaSets {
+		r := &rec.ReplicaSets[i]
+		ev, ok := scaled[r.Name]
+		if !ok {
+			continue
+		}
+		var sizes []int32
+		if r.Sizes[0] == 0 && ev[0] != 0 {
+			sizes = append(sizes, 0) // created at 0, with no event
+		}
+		for _, n := range ev {
+			if len(sizes) == 0 || sizes[len(sizes)-1] != n {
+				sizes = append(sizes, n)
+			}
+		}
+		r.Sizes = sizes
 	}
 	rec.Revision = last.Revision
 	rec.Final = finalStatus{
