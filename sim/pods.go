@@ -621,6 +621,7 @@ func (s *Sim) writeRSStatus(rs *appsv1.ReplicaSet, st *rsState, createErr error)
 	}
 	rs.ResourceVersion = s.st.nextRV()
 	s.logReplicaSetWrite(writerReplicaSet, "status", rs)
+	s.informReplicaSet(rs, false)
 	s.rsStatusChanged(rs, st)
 }
 

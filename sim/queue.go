@@ -23,6 +23,7 @@ const (
 	evStepTimeout                   // a step's when: timed out
 	evRestartTick                   // the restart controller's periodic check
 	evUntil                         // end of the run
+	evInform                        // a write reaches the Deployment controller's cache (cluster.informerDelay)
 )
 
 // event is one entry of the event queue. Only the fields of its kind are set.

@@ -158,6 +158,13 @@ type Cluster struct {
 	EvictionTimeout Duration `json:"evictionTimeout,omitempty"`
 	// ControllerLatency delays every informer-triggered sync (default 0).
 	ControllerLatency Duration `json:"controllerLatency,omitempty"`
+	// InformerDelay is how long after the API server accepts a write of a
+	// Deployment or ReplicaSet the Deployment controller's informer cache
+	// has it and notifies the controller (default 0: at once). With a
+	// delay, a sync can plan from a version older than the controller's
+	// own last write and be refused with 409 Conflict, as in a real
+	// cluster.
+	InformerDelay Duration `json:"informerDelay,omitempty"`
 	// PodQuota limits the number of pods (a ResourceQuota on pods; 0: none).
 	// Creations beyond it fail and the ReplicaSet reports ReplicaFailure.
 	PodQuota int `json:"podQuota,omitempty"`

@@ -144,6 +144,9 @@ type Sim struct {
 	// write log (Options.Writes).
 	writer string
 	writes []Write
+	// cache is the Deployment controller's informer cache, with
+	// cluster.informerDelay only.
+	cache *informerCache
 	// events models client-go's event recorder and the Events it wrote;
 	// eventAt and eventSeq give events of one instant distinct nanoseconds.
 	events   *correlator.Correlator
@@ -325,6 +328,8 @@ func (s *Sim) handle(e event) {
 		case ctrlReplicaSet:
 			s.syncReplicaSet(it)
 		}
+	case evInform:
+		s.deliver()
 	case evRestartTick:
 		s.restartTick(e.at)
 	case evTimer:
@@ -375,7 +380,7 @@ func (s *Sim) notify(k queueKey) {
 }
 
 func (s *Sim) notifyDeployment(key string) {
-	if key != "" {
+	if key != "" && !s.quietForController() {
 		s.notify(queueKey{ctrlDeployment, key})
 	}
 }
@@ -514,14 +519,14 @@ func rsReplicas(rs *appsv1.ReplicaSet) int32 {
 // syncDeployment is one sync of the Deployment controller: rollout.Plan on
 // the store as of now, then the plan applied as the API server would.
 func (s *Sim) syncDeployment(k *wqItem) {
-	d := s.st.deployments[k.key.name]
+	d, rss := s.controllerView(k.key.name)
 	if d == nil {
 		return
 	}
 	s.stats.DeploymentSyncs++
 	s.writer = writerDeployment
 	defer func() { s.writer = "" }()
-	snap := rollout.Snapshot{Deployment: d, ReplicaSets: s.st.replicaSetsIn(d.Namespace), Now: s.wall()}
+	snap := rollout.Snapshot{Deployment: d, ReplicaSets: rss, Now: s.wall()}
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
 		snap.Pods = s.podsOf(d)
 	}
@@ -673,6 +678,7 @@ func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 	s.st.rsState[key] = st
 	s.syncRSState(st, rs)
 	s.logReplicaSetWrite(s.by(), "create", rs)
+	s.informReplicaSet(rs, false)
 	s.rsChanged(nil, rs)
 	return nil
 }
@@ -716,6 +722,7 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	st.rs = rs
 	s.syncRSState(st, rs)
 	s.logReplicaSetWrite(s.by(), "update", rs)
+	s.informReplicaSet(rs, false)
 	s.rsChanged(old, rs)
 	return nil
 }
@@ -738,6 +745,7 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 	s.st.unindexRS(namespace, key)
 	delete(s.st.rsState, key)
 	s.logReplicaSetWrite(s.by(), "delete", old)
+	s.informReplicaSet(old, true)
 	st.item.rsState = nil
 	for _, p := range slices.Clone(st.pods) { // deletePod changes st.pods
 		if !p.Terminating {
@@ -752,6 +760,20 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 // controller queues the ReplicaSet, the Deployment controller queues the
 // owning Deployment(s), or for an orphan every Deployment selecting it.
 func (s *Sim) rsChanged(old, cur *appsv1.ReplicaSet) {
+	s.notifyOwners(old, cur)
+	if cur != nil {
+		if st := s.st.rsState[s.st.key(cur.Namespace, cur.Name)]; st != nil {
+			s.notifyItem(st.item)
+		} else {
+			s.notifyRS(s.st.key(cur.Namespace, cur.Name))
+		}
+	}
+}
+
+// notifyOwners is the Deployment controller's part of a ReplicaSet
+// change's fan-out: the Deployment that controls old or cur, or, for an
+// orphan, every Deployment whose selector matches it.
+func (s *Sim) notifyOwners(old, cur *appsv1.ReplicaSet) {
 	var seenBuf [4]string
 	seen := seenBuf[:0] // Deployments queued so far (usually one)
 	for _, rs := range [2]*appsv1.ReplicaSet{old, cur} {
@@ -777,13 +799,6 @@ func (s *Sim) rsChanged(old, cur *appsv1.ReplicaSet) {
 			}
 		}
 	}
-	if cur != nil {
-		if st := s.st.rsState[s.st.key(cur.Namespace, cur.Name)]; st != nil {
-			s.notifyItem(st.item)
-		} else {
-			s.notifyRS(s.st.key(cur.Namespace, cur.Name))
-		}
-	}
 }
 
 // rsStatusChanged is rsChanged(nil, rs) for a status write of rs, whose
@@ -796,7 +811,7 @@ func (s *Sim) rsStatusChanged(rs *appsv1.ReplicaSet, st *rsState) {
 		return
 	}
 	s.met.touch(st.ownerKey)
-	if d := s.st.deployments[st.ownerKey]; d != nil && d.UID == ref.UID {
+	if d := s.st.deployments[st.ownerKey]; d != nil && d.UID == ref.UID && !s.quietForController() {
 		s.notifyItem(st.ownerItem)
 	}
 	s.notifyItem(st.item)
@@ -862,6 +877,7 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	s.st.deployments[key] = d
 	s.st.depKeys = addKey(s.st.depKeys, key)
 	s.logDeploymentWrite("create", d)
+	s.informDeployment(key, d)
 	s.notifyDeployment(key)
 	s.met.touch(key)
 	s.observeRestart(d)
@@ -891,6 +907,7 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.st.deployments[key] = d
 	s.logDeploymentWrite("update", d)
+	s.informDeployment(key, d)
 	s.notifyDeployment(key)
 	s.met.touch(key)
 	s.observeRestart(d)
@@ -944,6 +961,7 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	old.Status.Conditions = truncConditionTimes(obj.Status.Conditions)
 	old.ResourceVersion = s.st.nextRV()
 	s.logDeploymentWrite("status", old)
+	s.informDeployment(key, old)
 	s.notifyDeployment(key)
 	s.met.touch(key)
 	s.observeRestart(old)
