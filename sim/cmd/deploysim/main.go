@@ -2,10 +2,21 @@
 // simulator and prints its trace and summary.
 //
 //	deploysim [flags] SCENARIO.yaml [flags]
+//	deploysim [flags] [-from STATE.yaml] MANIFEST.yaml [flags]
 //	deploysim merge [-format F] FILE...
 //
 // The scenario format and these flags are described, with examples, in
 // testdata/scenarios/REFERENCE.md.
+//
+// Instead of a scenario, the file may hold Kubernetes objects (a manifest
+// as users write it, several documents, a List, or kubectl get -o yaml|json
+// output): its Deployments, ConfigMaps and Secrets are created on a
+// default cluster (defaulted as the API server defaults them) and the run
+// goes on until they settle. With -from STATE, STATE's objects are created
+// first and, once they are rolled out, the file's objects are applied as
+// `kubectl apply -f` would: the run shows what that apply does. From a
+// kubectl dump only the objects' specs are taken (the run rolls them out
+// afresh; it does not start from the pods' current state).
 //
 // Flags (before or after the file name):
 //
@@ -181,6 +192,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	svg := fs.String("svg", "", "write an SVG chart to this file")
 	check := fs.Bool("check", false, "check invariants and exit 1 on a violation")
+	from := fs.String("from", "", "with a manifest FILE: the `STATE` (manifests or kubectl get -o yaml output) that FILE is applied to once rolled out")
 	events := fs.Bool("events", false, "after the trace, list the Events as `kubectl get events -o wide` shows them at the end of the run (aggregated by client-go's rules)")
 	writes := fs.Bool("writes", false, "with -format json, list every accepted write of a Deployment or ReplicaSet in order (\"writes\")")
 	requireComplete := fs.Bool("require-complete", false, "exit 1 when a Deployment's rollout is not complete at the end of the run (unless the scenario's expect: says so)")
@@ -224,7 +236,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	sc, err := sim.LoadScenario(files[0])
+	sc, err := loadScenario(files[0], *from)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -351,3 +351,41 @@ steps:
 		t.Errorf("JSON outcomes missing:\n%s", out.String()[max(0, out.Len()-400):])
 	}
 }
+
+// TestManifests: a plain manifest runs on a default cluster (the docs'
+// nginx Deployment gets the ReplicaSet name a cluster gives it); with
+// -from, the manifest is applied once the state is rolled out, showing
+// the rollout kubectl apply would start; errors name the file.
+func TestManifests(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"../../../testdata/manifests/nginx-deployment.yaml"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "nginx-deployment-54fd4d6d4c    1        3        3      3          3            0") {
+		t.Fatalf("bare manifest: exit %d, stderr %s\n%s", code, errb.String(), out.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"-from", "../../../testdata/manifests/nginx-deployment.yaml", "../../../testdata/manifests/nginx-deployment-1.16.yaml"}, &out, &errb); code != 0 {
+		t.Fatalf("-from: exit %d, stderr %s", code, errb.String())
+	}
+	for _, want := range []string{
+		"Scaled up replica set nginx-deployment-54fd4d6d4c from 0 to 3",
+		"Scaled up replica set nginx-deployment-76df5b8bb8 from 0 to 1",
+		"Scaled down replica set nginx-deployment-54fd4d6d4c from 1 to 0",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-from: output lacks %q", want)
+		}
+	}
+	// -from with a scenario, and a file with nothing to simulate.
+	errb.Reset()
+	if code := run([]string{"-from", "../../../testdata/manifests/nginx-deployment.yaml", nginx}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "is a scenario, not a manifest") {
+		t.Errorf("-from with a scenario: exit %d, stderr %q", code, errb.String())
+	}
+	empty := filepath.Join(t.TempDir(), "svc.yaml")
+	if err := os.WriteFile(empty, []byte("apiVersion: v1\nkind: Service\nmetadata: {name: web}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errb.Reset()
+	if code := run([]string{empty}, &out, &errb); code != 1 || !strings.Contains(errb.String(), empty+": no Deployment, ConfigMap or Secret to simulate") {
+		t.Errorf("nothing to simulate: exit %d, stderr %q", code, errb.String())
+	}
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/deploymath/deploymath/sim"
+	"github.com/deploymath/deploymath/sim/snapshot"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// isManifest reports whether data holds Kubernetes objects (a manifest, a
+// List, kubectl get -o yaml|json output) rather than a scenario: its first
+// document has apiVersion and kind.
+func isManifest(data []byte) bool {
+	doc := data
+	for _, d := range bytes.Split(data, []byte("\n---")) {
+		if len(bytes.TrimSpace(stripComments(d))) > 0 && string(bytes.TrimSpace(d)) != "---" {
+			doc = bytes.TrimPrefix(bytes.TrimSpace(d), []byte("---"))
+			break
+		}
+	}
+	var top map[string]any
+	if err := yaml.Unmarshal(doc, &top); err != nil {
+		return false
+	}
+	_, a := top["apiVersion"]
+	_, k := top["kind"]
+	return a && k
+}
+
+// stripComments drops YAML comment lines (for isManifest's look at the
+// first document).
+func stripComments(b []byte) []byte {
+	var out [][]byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if !bytes.HasPrefix(bytes.TrimSpace(l), []byte("#")) {
+			out = append(out, l)
+		}
+	}
+	return bytes.Join(out, []byte("\n"))
+}
+
+// manifestScenario turns manifests into a scenario on the default cluster.
+// Without from, the objects of file are created at t=0 and the run goes
+// on until everything settles. With from (manifests or a kubectl dump),
+// from's Deployments, ConfigMaps and Secrets are created at t=0 and, once
+// the first of file's Deployments (or, without one, the first of from's)
+// has all its replicas available, every object of file is applied as
+// `kubectl apply -f file` would: the run shows what that apply does to the
+// rollout. From a dump only the objects' specs are taken: the run rolls
+// them out afresh rather than starting from the pods' current state.
+func manifestScenario(file, from string) (*sim.Scenario, error) {
+	next, err := snapshot.ReadFile(file, snapshot.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if len(next.Deployments)+len(next.ConfigMaps)+len(next.Secrets) == 0 {
+		return nil, fmt.Errorf("%s: no Deployment, ConfigMap or Secret to simulate", file)
+	}
+	name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	if from == "" {
+		sc := sim.NewScenario(name)
+		sc.Description = "the manifests of " + file + " created on a default cluster"
+		addObjects(sc, next)
+		return sc, nil
+	}
+	prev, err := snapshot.ReadFile(from, snapshot.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if len(prev.Deployments) == 0 {
+		return nil, fmt.Errorf("-from %s: no Deployment", from)
+	}
+	sc := sim.NewScenario(name)
+	sc.Description = "kubectl apply -f " + file + " on the objects of " + from + ", once they are rolled out"
+	addObjects(sc, prev)
+	wait := prev.Deployments[0]
+	if len(next.Deployments) > 0 {
+		d := next.Deployments[0]
+		for _, p := range prev.Deployments {
+			if p.Namespace == d.Namespace && p.Name == d.Name {
+				wait = p
+			}
+		}
+	}
+	when := &sim.When{Deployment: wait.Name, Available: wait.Spec.Replicas}
+	for _, o := range objectsOf(next) {
+		sc.WithApply(0, o)
+		sc.Steps[len(sc.Steps)-1].When = when
+	}
+	return sc, nil
+}
+
+// addObjects adds s's Deployments, ConfigMaps and Secrets to sc as
+// manifests.
+func addObjects(sc *sim.Scenario, s *snapshot.Snapshot) {
+	for _, o := range objectsOf(s) {
+		switch o := o.(type) {
+		case *appsv1.Deployment:
+			sc.WithDeployment(o)
+		case *corev1.ConfigMap:
+			sc.WithConfigMap(o)
+		case *corev1.Secret:
+			sc.WithSecret(o)
+		}
+	}
+}
+
+// objectsOf returns s's Deployments, ConfigMaps and Secrets as manifests:
+// metadata reduced to what a user writes (name, namespace, labels, and
+// annotations other than the controller's and kubectl's), no status.
+func objectsOf(s *snapshot.Snapshot) []any {
+	meta := func(m metav1.ObjectMeta) metav1.ObjectMeta {
+		out := metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, Labels: m.Labels}
+		for k, v := range m.Annotations {
+			if strings.HasPrefix(k, "deployment.kubernetes.io/") || k == corev1.LastAppliedConfigAnnotation {
+				continue
+			}
+			if out.Annotations == nil {
+				out.Annotations = map[string]string{}
+			}
+			out.Annotations[k] = v
+		}
+		return out
+	}
+	var out []any
+	for _, d := range s.Deployments {
+		out = append(out, &appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, ObjectMeta: meta(d.ObjectMeta), Spec: d.Spec})
+	}
+	for _, c := range s.ConfigMaps {
+		out = append(out, &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta(c.ObjectMeta), Data: c.Data, BinaryData: c.BinaryData})
+	}
+	for _, c := range s.Secrets {
+		out = append(out, &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: meta(c.ObjectMeta), Data: c.Data, StringData: c.StringData, Type: c.Type})
+	}
+	return out
+}
+
+// loadScenario reads a scenario file, or manifests (see manifestScenario).
+func loadScenario(file, from string) (*sim.Scenario, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	if !isManifest(data) {
+		if from != "" {
+			return nil, fmt.Errorf("-from %s: %s is a scenario, not a manifest: -from takes the state a manifest is applied to", from, file)
+		}
+		return sim.LoadScenario(file)
+	}
+	return manifestScenario(file, from)
+}
