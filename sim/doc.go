@@ -222,7 +222,7 @@
 //
 // So that a run's memory and time stay bounded, [ParseScenario] refuses
 // input larger than [MaxScenarioBytes] (2 MiB), Deployments of more than
-// [MaxReplicas] (50,000) replicas or more than [MaxTotalReplicas] (200,000)
+// [MaxReplicas] (1,000,000) replicas or more than [MaxTotalReplicas] (1,000,000)
 // in all, and steps after the time limit; [Sweep]
 // refuses more than [MaxSweepSeeds] seeds or [MaxSweepRuns] runs; a
 // [Trace] keeps at most [MaxTraceFrames] frames (the first ones and the

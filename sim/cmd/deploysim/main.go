@@ -63,8 +63,8 @@
 // Job.
 //
 // Limits, so that a run's memory and time stay bounded: a scenario file of
-// at most 2 MiB ([sim.MaxScenarioBytes]), at most 50,000 replicas per
-// Deployment ([sim.MaxReplicas]) and 200,000 in all ([sim.MaxTotalReplicas]),
+// at most 2 MiB ([sim.MaxScenarioBytes]), at most 1,000,000 replicas per
+// Deployment ([sim.MaxReplicas]) and 1,000,000 in all ([sim.MaxTotalReplicas]),
 // at most 1,000 seeds per combination
 // ([sim.MaxSweepSeeds]) and 10,000 runs per sweep ([sim.MaxSweepRuns]); a
 // trace keeps at most 100,000 frames ([sim.MaxTraceFrames]), the first ones
