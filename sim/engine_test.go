@@ -57,29 +57,7 @@ func TestEventQueueOrderInterleaved(t *testing.T) {
 func TestPodsToDeleteSelection(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := &Sim{now: time.Hour}
-		size := rapid.IntRange(1, 80).Draw(t, "pods")
-		st := &rsState{colo: make([]int32, 4)}
-		for i := 0; i < size; i++ {
-			m := podMeta{
-				uid:      uint64(rapid.IntRange(0, 1000).Draw(t, "uid")*100 + i),
-				created:  time.Duration(rapid.IntRange(0, 3600).Draw(t, "created")) * time.Second,
-				restarts: int32(rapid.IntRange(0, 2).Draw(t, "restarts")),
-				slot:     int32(rapid.IntRange(0, 3).Draw(t, "slot")),
-				active:   rapid.IntRange(0, 5).Draw(t, "inactive") > 0,
-				ready:    rapid.Bool().Draw(t, "ready"),
-			}
-			m.class = rankClass(m.slot != 0, uint8(rapid.IntRange(0, 2).Draw(t, "phase")), m.ready)
-			if m.ready {
-				m.readyAt = m.created + time.Duration(rapid.IntRange(0, 60).Draw(t, "readyAfter"))*time.Second
-			}
-			if m.active {
-				st.active++
-				st.colo[m.slot]++
-			}
-			st.pods = append(st.pods, &Pod{Name: fmt.Sprint(i), Terminating: !m.active})
-			st.meta = append(st.meta, m)
-			st.hot = append(st.hot, hotWord(&m))
-		}
+		st := drawRanking(t, 80, true)
 		if st.active < 2 {
 			return
 		}
@@ -191,25 +169,7 @@ func TestRSSpecChanged(t *testing.T) {
 func TestSelectToDelete(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := &Sim{now: time.Hour}
-		size := rapid.IntRange(2, 300).Draw(t, "pods")
-		st := &rsState{colo: make([]int32, 4)}
-		for i := 0; i < size; i++ {
-			m := podMeta{
-				uid:      uint64(rapid.IntRange(0, 1000).Draw(t, "uid")*1000 + i),
-				created:  time.Duration(rapid.IntRange(0, 3600).Draw(t, "created")) * time.Second,
-				restarts: int32(rapid.IntRange(0, 2).Draw(t, "restarts")),
-				slot:     int32(rapid.IntRange(0, 3).Draw(t, "slot")),
-				active:   rapid.IntRange(0, 5).Draw(t, "inactive") > 0,
-			}
-			m.class = rankClass(m.slot != 0, uint8(rapid.IntRange(0, 2).Draw(t, "phase")), false)
-			if m.active {
-				st.active++
-				st.colo[m.slot]++
-			}
-			st.pods = append(st.pods, &Pod{Name: fmt.Sprint(i), Terminating: !m.active})
-			st.meta = append(st.meta, m)
-			st.hot = append(st.hot, hotWord(&m))
-		}
+		st := drawRanking(t, 300, false)
 		if st.active < 1 {
 			return
 		}
@@ -220,21 +180,42 @@ func TestSelectToDelete(t *testing.T) {
 				keys = append(keys, m.key(st.pods[i], st.colo[m.slot], s.now))
 			}
 		}
-		cmp := func(a, b rankKey) int {
-			if lessForDeletion(&a, &b) {
-				return -1
-			}
-			if lessForDeletion(&b, &a) {
-				return 1
-			}
-			return 0
-		}
-		slices.SortFunc(keys, cmp)
-		got := s.selectToDelete(st, n, s.now, cmp)
+		slices.SortFunc(keys, deletionOrder)
+		got := s.selectToDelete(st, n, s.now)
 		for i, p := range got {
 			if p != keys[i].p {
 				t.Fatalf("pod %d of %d: got %s, want %s", i, n, p.Name, keys[i].p.Name)
 			}
 		}
 	})
+}
+
+// drawRanking draws a ReplicaSet of up to max pods for the deletion
+// ranking tests: unique UIDs, creation times within an hour, restarts,
+// node slots 0–3, some pods terminating, and (withReady) some ready.
+func drawRanking(t *rapid.T, max int, withReady bool) *rsState {
+	size := rapid.IntRange(1, max).Draw(t, "pods")
+	st := &rsState{colo: make([]int32, 4)}
+	for i := 0; i < size; i++ {
+		m := podMeta{
+			uid:      uint64(rapid.IntRange(0, 1000).Draw(t, "uid")*1000 + i),
+			created:  time.Duration(rapid.IntRange(0, 3600).Draw(t, "created")) * time.Second,
+			restarts: int32(rapid.IntRange(0, 2).Draw(t, "restarts")),
+			slot:     int32(rapid.IntRange(0, 3).Draw(t, "slot")),
+			active:   rapid.IntRange(0, 5).Draw(t, "inactive") > 0,
+			ready:    withReady && rapid.Bool().Draw(t, "ready"),
+		}
+		m.class = rankClass(m.slot != 0, uint8(rapid.IntRange(0, 2).Draw(t, "phase")), m.ready)
+		if m.ready {
+			m.readyAt = m.created + time.Duration(rapid.IntRange(0, 60).Draw(t, "readyAfter"))*time.Second
+		}
+		if m.active {
+			st.active++
+			st.colo[m.slot]++
+		}
+		st.pods = append(st.pods, &Pod{Name: fmt.Sprint(i), Terminating: !m.active})
+		st.meta = append(st.meta, m)
+		st.hot = append(st.hot, hotWord(&m))
+	}
+	return st
 }

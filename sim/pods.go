@@ -734,17 +734,8 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 		s.candBuf = cands[:0]
 		return out
 	}
-	cmp := func(a, b rankKey) int {
-		if lessForDeletion(&a, &b) {
-			return -1
-		}
-		if lessForDeletion(&b, &a) {
-			return 1
-		}
-		return 0
-	}
 	if int(st.active) > selectMinActive && n*8 < int(st.active) {
-		return s.selectToDelete(st, n, now, cmp)
+		return s.selectToDelete(st, n, now)
 	}
 	keys := slices.Grow(s.rankBuf[:0], int(st.active))
 	for i := range st.meta {
@@ -752,7 +743,24 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 			keys = append(keys, m.key(st.pods[i], st.colo[m.slot], now))
 		}
 	}
-	slices.SortFunc(keys, cmp)
+	slices.SortFunc(keys, deletionOrder)
+	return s.firstPods(keys, n)
+}
+
+// deletionOrder orders rank keys by lessForDeletion, for slices.SortFunc.
+func deletionOrder(a, b rankKey) int {
+	if lessForDeletion(&a, &b) {
+		return -1
+	}
+	if lessForDeletion(&b, &a) {
+		return 1
+	}
+	return 0
+}
+
+// firstPods returns the pods of the first n sorted keys and gives keys
+// back to the ranking buffer.
+func (s *Sim) firstPods(keys []rankKey, n int) []*Pod {
 	out := make([]*Pod, n)
 	for i := range out {
 		out[i] = keys[i].p
@@ -778,7 +786,8 @@ const selectMinActive = 4096
 // selectToDelete returns the n active pods of st that come first in the
 // deletion ranking, in that order: a max-heap of the best n seen so far
 // over one pass, then a sort of those n.
-func (s *Sim) selectToDelete(st *rsState, n int, now time.Duration, cmp func(a, b rankKey) int) []*Pod {
+func (s *Sim) selectToDelete(st *rsState, n int, now time.Duration) []*Pod {
+	cmp := deletionOrder
 	h := slices.Grow(s.rankBuf[:0], n)
 	// sift restores the max-heap order (the worst kept pod at h[0]) below i.
 	sift := func(i int) {
@@ -820,13 +829,7 @@ func (s *Sim) selectToDelete(st *rsState, n int, now time.Duration, cmp func(a, 
 		}
 	}
 	slices.SortFunc(h, cmp)
-	out := make([]*Pod, n)
-	for i := range out {
-		out[i] = h[i].p
-	}
-	clear(h)
-	s.rankBuf = h[:0]
-	return out
+	return s.firstPods(h, n)
 }
 
 // podMeta is the part of a pod the deletion ranking reads, kept by its
