@@ -9,6 +9,38 @@
 // [Options].Check, the [Violation]s of the invariants. The same scenario
 // and seed always give a byte-identical trace.
 //
+// # Map
+//
+// Directories, bottom up (each imports only those above it in this list,
+// checked by .ci/run):
+//
+//   - sim/internal/correlator: client-go's event recorder as a pure model
+//     (aggregation, deduplication, spam filter).
+//   - sim/snapshot: reads cluster state (kubectl get -o yaml|json, lists,
+//     manifests) into typed objects per Deployment.
+//   - sim/diagnose: explains each Deployment of a snapshot (deploysim
+//     explain).
+//   - sim (this package): the simulator. By file: scenario.go, steps.go,
+//     podsteps.go, builder.go, variant.go, outcome.go (the scenario format
+//     and its steps); queue.go (the engine's event queue and work queue);
+//     sim.go (the engine loop, the Deployment controller shell on
+//     rollout.Planner, the API-server writes); store.go (the API-server
+//     model: objects, resourceVersions, conflicts, generation);
+//     informer.go (the Deployment controller's informer delay); pods.go,
+//     unreachable.go (the cluster: ReplicaSet controller, scheduler,
+//     kubelet, nodes, failures); restart.go (the restart controller shell);
+//     trace.go, explain.go, stop.go, events.go, writelog.go, svg.go (what a
+//     run shows); invariants.go (the checks).
+//   - sim/sweep: runs a scenario over seeds and strategy combinations, in
+//     parallel or in shards.
+//   - sim/cmd/deploysim: the command.
+//
+// Data flows from a [Scenario] (or manifests, or a snapshot's objects via
+// deploysim) into the engine, which runs the steps and the controllers
+// against the API-server model on a virtual clock; every write and event
+// lands in the [Trace], the [Summary], the outcomes, the event list and,
+// with [Options].Check, the invariants' [Violation]s.
+//
 // # Engine
 //
 // Time is a time.Duration offset from [Epoch]. Events sit in a queue ordered
@@ -194,37 +226,18 @@
 //
 // # Sweeps
 //
-// [Sweep] runs a scenario for every combination of swept values (the
-// strategy's fenceposts and type, replicas, minReadySeconds, the progress
-// deadline, the controller latency, pod start-up and readiness delays:
-// [ParseSweep]) and every seed, and condenses each
-// combination's runs into a [SweepRow] — means, the median time to
-// complete and the worst peak and minimum (labelled so in the table that
-// [DescribeSweep] prints; [SweepSVG] draws them); with no parameters it runs the scenario as written over the
-// seeds. [RunSweep] runs the same sweep on [SweepConfig].Parallel
-// goroutines (default GOMAXPROCS; the engine itself has none: each run is
-// a sequential simulation of its own) and returns a [SweepReport]: the
-// runs are placed by number, so the report, and the table, are the same
-// byte for byte for every degree of parallelism.
-//
-// A sweep can also be split across machines. Its runs are numbered from
-// 0 in table order (run k is combination k / S with the (k mod S)-th seed,
-// S seeds), and [Shard] i/n holds the runs with k mod n = i. Each
-// machine's report ([SweepReport.JSON]) holds its runs; [MergeSweeps]
-// checks that the reports are the n shards of one sweep (same scenario
-// digest, sweep, seeds, time limit) and returns the report of the whole,
-// identical to the one a single machine computes. deploysim exposes this
-// as -parallel, -quiet (no progress line), -shard i/n with -format json,
-// and the merge subcommand; examples/sweep-job.yaml runs the shards as a
-// Kubernetes Indexed Job.
+// Package sim/sweep runs a scenario over many seeds and combinations of
+// strategy values ([Scenario.Variant] makes each combination's scenario),
+// on every core or split across machines, and condenses the runs into a
+// table.
 //
 // # Limits
 //
 // So that a run's memory and time stay bounded, [ParseScenario] refuses
 // input larger than [MaxScenarioBytes] (2 MiB), Deployments of more than
 // [MaxReplicas] (1,000,000) replicas or more than [MaxTotalReplicas] (1,000,000)
-// in all, and steps after the time limit; [Sweep]
-// refuses more than [MaxSweepSeeds] seeds or [MaxSweepRuns] runs; a
+// in all, and steps after the time limit (sim/sweep has limits of its
+// own on seeds and runs); a
 // [Trace] keeps at most [MaxTraceFrames] frames (the first ones and the
 // last, with a count of the others). Every refusal names the field and its
 // line, or the limit.

@@ -724,7 +724,7 @@ func (sc *Scenario) validate(src []byte) error {
 	}
 	until := sc.Until
 	if until <= 0 {
-		until = Duration(defaultUntil)
+		until = Duration(DefaultUntil)
 	}
 	var last Duration
 	for i := range sc.Steps {

@@ -177,7 +177,7 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 		until = o.Until
 	}
 	if until <= 0 {
-		until = defaultUntil
+		until = DefaultUntil
 	}
 	if err := sc.CheckUntil(until); err != nil {
 		return nil, err
@@ -226,8 +226,8 @@ func Run(sc *Scenario, o Options) (*Result, error) {
 	return s.Run()
 }
 
-// defaultUntil is the time limit of a scenario that sets none.
-const defaultUntil = 30 * time.Minute
+// DefaultUntil is the time limit of a scenario that sets none.
+const DefaultUntil = 30 * time.Minute
 
 // maxSyncsPerInstant guards against controllers that never settle: a
 // controller that syncs one key more often than this at one instant is

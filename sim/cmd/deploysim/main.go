@@ -49,7 +49,7 @@
 //	               (combination k / seeds, seed number k mod seeds), belongs to
 //	               shard k mod n
 //
-// With -format json, -sweep and -seeds print a report (sim.SweepReport):
+// With -format json, -sweep and -seeds print a report (sweep.Report):
 // the scenario's name and SHA-256, the sweep, the seeds, the shard, every
 // run's summary and, unsharded, the table's rows.
 //
@@ -66,7 +66,7 @@
 // at most 2 MiB ([sim.MaxScenarioBytes]), at most 1,000,000 replicas per
 // Deployment ([sim.MaxReplicas]) and 1,000,000 in all ([sim.MaxTotalReplicas]),
 // at most 1,000 seeds per combination
-// ([sim.MaxSweepSeeds]) and 10,000 runs per sweep ([sim.MaxSweepRuns]); a
+// ([sweep.MaxSeeds]) and 10,000 runs per sweep ([sweep.MaxRuns]); a
 // trace keeps at most 100,000 frames ([sim.MaxTraceFrames]), the first ones
 // and the last.
 //
@@ -105,6 +105,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/sim"
+	"github.com/deploymath/deploymath/sim/sweep"
 	"golang.org/x/term"
 )
 
@@ -198,8 +199,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	requireComplete := fs.Bool("require-complete", false, "exit 1 when a Deployment's rollout is not complete at the end of the run (unless the scenario's expect: says so)")
 	fullStops := fs.Bool("full-stops", false, "show each requeued sync with the planner's full text")
 	explain := fs.Bool("explain", false, "show under each instant every write of the deployment controller with its reason, and why a sync of an incomplete rollout wrote nothing (slower)")
-	sweep := fs.String("sweep", "", "strategy sweep, e.g. 'maxSurge=0,1,25%;maxUnavailable=1,10%'")
-	seeds := fs.Int("seeds", 5, fmt.Sprintf("seeds per sweep combination, 1 to %d; without -sweep, run the scenario as written over this many seeds", sim.MaxSweepSeeds))
+	sweepSpec := fs.String("sweep", "", "strategy sweep, e.g. 'maxSurge=0,1,25%;maxUnavailable=1,10%'")
+	seeds := fs.Int("seeds", 5, fmt.Sprintf("seeds per sweep combination, 1 to %d; without -sweep, run the scenario as written over this many seeds", sweep.MaxSeeds))
 	parallel := fs.Int("parallel", 0, fmt.Sprintf("carry out `N` runs of -sweep or -seeds at once, 0 (GOMAXPROCS) to %d; 1 runs them one after the other; the output is the same for every N", maxParallel))
 	quiet := fs.Bool("quiet", false, "no progress line on stderr (shown only on a terminal, for runs over 2 s)")
 	shard := fs.String("shard", "", "carry out only shard `i/n` (i of n, from 0) of -sweep or -seeds, for deploysim merge (needs -format json): run k, numbered from 0 in table order, is in shard k mod n")
@@ -209,7 +210,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "       deploysim explain [flags] FILE|-   (explain the Deployments of kubectl get deploy,rs,pods -o yaml; deploysim explain -h)")
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "limits: scenario file %d MiB, %d replicas per Deployment and %d in all, %d seeds per sweep combination, %d runs per sweep, %d trace frames (the first ones and the last are kept)\n",
-			sim.MaxScenarioBytes>>20, sim.MaxReplicas, sim.MaxTotalReplicas, sim.MaxSweepSeeds, sim.MaxSweepRuns, sim.MaxTraceFrames)
+			sim.MaxScenarioBytes>>20, sim.MaxReplicas, sim.MaxTotalReplicas, sweep.MaxSeeds, sweep.MaxRuns, sim.MaxTraceFrames)
 	}
 	files, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -219,7 +220,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2 // the flag package printed the error and the usage
 	}
 	o := &options{files: files, set: map[string]bool{}, until: *until, format: *format, svg: *svg,
-		sweep: *sweep, seeds: *seeds, parallel: *parallel, shard: *shard, quiet: *quiet, explain: *explain}
+		sweep: *sweepSpec, seeds: *seeds, parallel: *parallel, shard: *shard, quiet: *quiet, explain: *explain}
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	sh, err := checkFlags(o)
 	if err != nil {
@@ -229,9 +230,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	var params []sim.SweepParam
-	if *sweep != "" {
-		if params, err = sim.ParseSweep(*sweep); err != nil {
+	var params []sweep.Param
+	if *sweepSpec != "" {
+		if params, err = sweep.Parse(*sweepSpec); err != nil {
 			fmt.Fprintf(stderr, "deploysim: -sweep: %v\n", err)
 			return 2
 		}
@@ -311,7 +312,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // checkFlags checks what the flag package cannot: the number of files and
 // the flags' ranges and combinations, before anything runs. It returns
 // the parsed -shard.
-func checkFlags(o *options) (sim.Shard, error) {
+func checkFlags(o *options) (sweep.Shard, error) {
 	var errs []error
 	switch len(o.files) {
 	case 0:
@@ -326,16 +327,16 @@ func checkFlags(o *options) (sim.Shard, error) {
 	if err := checkFormat(o.format); err != nil {
 		errs = append(errs, err)
 	}
-	if o.seeds < 1 || o.seeds > sim.MaxSweepSeeds {
-		errs = append(errs, fmt.Errorf("-seeds %d: want 1 to %d (sim.MaxSweepSeeds)", o.seeds, sim.MaxSweepSeeds))
+	if o.seeds < 1 || o.seeds > sweep.MaxSeeds {
+		errs = append(errs, fmt.Errorf("-seeds %d: want 1 to %d (sweep.MaxSeeds)", o.seeds, sweep.MaxSeeds))
 	}
 	if o.parallel < 0 || o.parallel > maxParallel {
 		errs = append(errs, fmt.Errorf("-parallel %d: want 0 (GOMAXPROCS) to %d", o.parallel, maxParallel))
 	}
-	var sh sim.Shard
+	var sh sweep.Shard
 	if o.set["shard"] {
 		var err error
-		switch sh, err = sim.ParseShard(o.shard); {
+		switch sh, err = sweep.ParseShard(o.shard); {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("-shard %v", err))
 		case !o.multi():
@@ -362,7 +363,7 @@ func checkFormat(format string) error {
 
 // runSweep runs a sweep, or the scenario over several seeds, and prints
 // its table or its report; a run that failed makes the exit status 1.
-func runSweep(sc *sim.Scenario, params []sim.SweepParam, opts sim.Options, o *options, sh sim.Shard, stdout, stderr io.Writer) int {
+func runSweep(sc *sim.Scenario, params []sweep.Param, opts sim.Options, o *options, sh sweep.Shard, stdout, stderr io.Writer) int {
 	data, err := os.ReadFile(o.files[0])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -376,7 +377,7 @@ func runSweep(sc *sim.Scenario, params []sim.SweepParam, opts sim.Options, o *op
 	for i := range ss {
 		ss[i] = base + uint64(i)
 	}
-	cfg := sim.SweepConfig{Parallel: o.parallel, Shard: sh}
+	cfg := sweep.Config{Parallel: o.parallel, Shard: sh}
 	var p *progress
 	if !o.quiet && isTerminal(stderr) {
 		start := time.Now() // before the ticker, so that tick n shows n s
@@ -385,7 +386,7 @@ func runSweep(sc *sim.Scenario, params []sim.SweepParam, opts sim.Options, o *op
 		p = startProgress(stderr, start, t.C)
 		cfg.Progress = p.set
 	}
-	r, err := sim.RunSweep(sc, params, ss, opts, cfg)
+	r, err := sweep.Run(sc, params, ss, opts, cfg)
 	p.stop(time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "deploysim: -sweep: %v\n", err)
@@ -394,7 +395,7 @@ func runSweep(sc *sim.Scenario, params []sim.SweepParam, opts sim.Options, o *op
 	sum := sha256.Sum256(data)
 	r.Digest = hex.EncodeToString(sum[:])
 	if o.svg != "" && r.Rows != nil {
-		if err := os.WriteFile(o.svg, sim.SweepSVG(r.Scenario, r.Rows), 0o644); err != nil {
+		if err := os.WriteFile(o.svg, sweep.SVG(r.Scenario, r.Rows), 0o644); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
@@ -404,7 +405,7 @@ func runSweep(sc *sim.Scenario, params []sim.SweepParam, opts sim.Options, o *op
 
 // printReport prints a report as its table (text) or as JSON, and the
 // failed runs' errors on stderr (exit status 1).
-func printReport(r *sim.SweepReport, format string, stdout, stderr io.Writer) int {
+func printReport(r *sweep.Report, format string, stdout, stderr io.Writer) int {
 	if format == "json" {
 		b, err := r.JSON()
 		if err != nil {
@@ -414,7 +415,7 @@ func printReport(r *sim.SweepReport, format string, stdout, stderr io.Writer) in
 		stdout.Write(b)
 	} else {
 		fmt.Fprintf(stdout, "scenario %s, seeds %d..%d\n", r.Scenario, r.Seeds[0], r.Seeds[len(r.Seeds)-1])
-		fmt.Fprint(stdout, sim.DescribeSweep(r.Rows))
+		fmt.Fprint(stdout, sweep.Describe(r.Rows))
 	}
 	code := 0
 	for _, row := range r.Rows {
@@ -459,7 +460,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	var reports []*sim.SweepReport
+	var reports []*sweep.Report
 	var names []string
 	for _, f := range files {
 		data, err := readReportFile(f)
@@ -467,7 +468,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "deploysim merge: %v\n", err)
 			return 1
 		}
-		rs, err := sim.ParseSweepReports(data)
+		rs, err := sweep.ParseReports(data)
 		if err != nil {
 			fmt.Fprintf(stderr, "deploysim merge: %s: %v\n", f, err)
 			return 1
@@ -481,7 +482,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	r, err := sim.MergeSweeps(reports, names)
+	r, err := sweep.Merge(reports, names)
 	if err != nil {
 		fmt.Fprintf(stderr, "deploysim merge: %v\n", err)
 		return 1

@@ -41,7 +41,7 @@ func startProgress(w io.Writer, start time.Time, tick <-chan time.Time) *progres
 	return p
 }
 
-// set records the runs done; it is [sim.SweepConfig]'s Progress.
+// set records the runs done; it is [sweep.Config]'s Progress.
 func (p *progress) set(done, total int) {
 	p.mu.Lock()
 	p.done, p.total = done, total

@@ -1,7 +1,8 @@
-package sim
+package sweep
 
 import (
 	"fmt"
+	"github.com/deploymath/deploymath/sim"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,10 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// SweepParam is one swept parameter and its values, as written: integers
+// Param is one swept parameter and its values, as written: integers
 // as Int, everything else (percentages, strategy types, durations, delay
-// ranges) as String. See [ParseSweep] for the parameters.
-type SweepParam struct {
+// ranges) as String. See [Parse] for the parameters.
+type Param struct {
 	Name   string
 	Values []intstr.IntOrString
 }
@@ -30,7 +31,7 @@ var sweepParams = map[string]struct {
 	"maxSurge":                {checkIntOrPercent, "an integer or a percentage"},
 	"maxUnavailable":          {checkIntOrPercent, "an integer or a percentage"},
 	"strategy":                {checkStrategy, "RollingUpdate or Recreate"},
-	"replicas":                {checkCount(MaxReplicas), "an integer from 0 to sim.MaxReplicas"},
+	"replicas":                {checkCount(sim.MaxReplicas), "an integer from 0 to sim.MaxReplicas"},
 	"minReadySeconds":         {checkCount(1 << 30), "a non-negative integer"},
 	"progressDeadlineSeconds": {checkCount(1 << 30), "a non-negative integer"},
 	"controllerLatency":       {checkDuration, "a duration such as 10ms"},
@@ -38,8 +39,8 @@ var sweepParams = map[string]struct {
 	"readiness":               {checkRange, "a delay or a range such as 0s-2s"},
 }
 
-// SweepParamNames lists the parameters [ParseSweep] accepts.
-func SweepParamNames() []string {
+// ParamNames lists the parameters [Parse] accepts.
+func ParamNames() []string {
 	var out []string
 	for n := range sweepParams {
 		out = append(out, n)
@@ -86,7 +87,7 @@ func checkRange(v string) error {
 }
 
 // parseRange reads "1s-4s" (or "2s": that delay exactly).
-func parseRange(v string) (Range, error) {
+func parseRange(v string) (sim.Range, error) {
 	lo, hi, ok := strings.Cut(v, "-")
 	if !ok {
 		hi = lo
@@ -94,35 +95,35 @@ func parseRange(v string) (Range, error) {
 	a, err1 := time.ParseDuration(lo)
 	b, err2 := time.ParseDuration(hi)
 	if err1 != nil || err2 != nil || a < 0 || b < a {
-		return Range{}, fmt.Errorf("want a delay or a range min-max such as 1s-4s")
+		return sim.Range{}, fmt.Errorf("want a delay or a range min-max such as 1s-4s")
 	}
-	return Range{Min: Duration(a), Max: Duration(b)}, nil
+	return sim.Range{Min: sim.Duration(a), Max: sim.Duration(b)}, nil
 }
 
 // Limits of a sweep, which runs the scenario once per combination of the
 // swept values and per seed.
 const (
-	// MaxSweepSeeds is the largest number of seeds per combination.
-	MaxSweepSeeds = 1000
-	// MaxSweepRuns is the largest number of runs of one sweep
+	// MaxSeeds is the largest number of seeds per combination.
+	MaxSeeds = 1000
+	// MaxRuns is the largest number of runs of one sweep
 	// (combinations × seeds).
-	MaxSweepRuns = 10_000
+	MaxRuns = 10_000
 )
 
 // sweepValueRE is what the API server accepts for maxSurge and
 // maxUnavailable: a non-negative integer or an integer percentage.
 var sweepValueRE = regexp.MustCompile(`^[0-9]+%?$`)
 
-// ParseSweep parses "maxSurge=0,1,25%;maxUnavailable=1,10%". The
+// Parse parses "maxSurge=0,1,25%;maxUnavailable=1,10%". The
 // parameters are the strategy's maxSurge and maxUnavailable (integers or
 // percentages; either makes the strategy RollingUpdate), strategy
 // (RollingUpdate or Recreate), replicas, minReadySeconds and
 // progressDeadlineSeconds of every Deployment, and the cluster's
 // controllerLatency (a duration) and startup and readiness delays (a
 // delay or a range, 1s-4s). Each parameter may appear once; the
-// combinations must not exceed [MaxSweepRuns].
-func ParseSweep(spec string) ([]SweepParam, error) {
-	var out []SweepParam
+// combinations must not exceed [MaxRuns].
+func Parse(spec string) ([]Param, error) {
+	var out []Param
 	combos := 1
 	for i, part := range strings.Split(spec, ";") {
 		part = strings.TrimSpace(part)
@@ -136,14 +137,14 @@ func ParseSweep(spec string) ([]SweepParam, error) {
 		name = strings.TrimSpace(name)
 		kind, known := sweepParams[name]
 		if !known {
-			return nil, fmt.Errorf("sweep[%d]: unknown parameter %q (want one of %s)", i, name, strings.Join(SweepParamNames(), ", "))
+			return nil, fmt.Errorf("sweep[%d]: unknown parameter %q (want one of %s)", i, name, strings.Join(ParamNames(), ", "))
 		}
 		for _, prev := range out {
 			if prev.Name == name {
 				return nil, fmt.Errorf("sweep[%d]: parameter %s given twice (list its values once: %s=v1,v2)", i, name, name)
 			}
 		}
-		p := SweepParam{Name: name}
+		p := Param{Name: name}
 		for _, v := range strings.Split(vals, ",") {
 			v = strings.TrimSpace(v)
 			if v == "" {
@@ -159,8 +160,8 @@ func ParseSweep(spec string) ([]SweepParam, error) {
 			p.Values = append(p.Values, iv)
 		}
 		combos *= len(p.Values)
-		if combos > MaxSweepRuns {
-			return nil, fmt.Errorf("sweep: more than %d combinations (sim.MaxSweepRuns)", MaxSweepRuns)
+		if combos > MaxRuns {
+			return nil, fmt.Errorf("sweep: more than %d combinations (sweep.MaxRuns)", MaxRuns)
 		}
 		out = append(out, p)
 	}
@@ -170,8 +171,8 @@ func ParseSweep(spec string) ([]SweepParam, error) {
 	return out, nil
 }
 
-// SweepRow is the outcome of one combination over several seeds.
-type SweepRow struct {
+// Row is the outcome of one combination over several seeds.
+type Row struct {
 	// Params names the combination ("maxSurge=1 maxUnavailable=0").
 	Params string `json:"params"`
 	// Err is the error of the combination's first failed run, by seed
@@ -194,28 +195,28 @@ type SweepRow struct {
 	Below time.Duration `json:"belowMinAvailable"`
 }
 
-// Sweep runs sc for every combination of the parameters (applied to every
+// Rows runs sc for every combination of the parameters (applied to every
 // Deployment of the scenario, at load and in apply steps) and every seed,
 // one run after the other, and returns a row per combination in the order
 // of the parameters' values (the last parameter varies fastest). With no
 // parameters it runs the scenario as written, in one row labelled
-// [SweepAsWritten]. Before running anything it refuses more than
-// [MaxSweepSeeds] seeds, more than [MaxSweepRuns] runs, and a combination
+// [AsWritten]. Before running anything it refuses more than
+// [MaxSeeds] seeds, more than [MaxRuns] runs, and a combination
 // the API server would refuse for one of the Deployments (such as
 // maxSurge=0 with maxUnavailable=0); the error names the combination. A
-// run that fails is reported in its row. [RunSweep] runs the same sweep on
+// run that fails is reported in its row. [Run] runs the same sweep on
 // several goroutines, or a shard of it, with the same rows.
-func Sweep(sc *Scenario, params []SweepParam, seeds []uint64, o Options) ([]SweepRow, error) {
-	r, err := RunSweep(sc, params, seeds, o, SweepConfig{Parallel: 1})
+func Rows(sc *sim.Scenario, params []Param, seeds []uint64, o sim.Options) ([]Row, error) {
+	r, err := Run(sc, params, seeds, o, Config{Parallel: 1})
 	if err != nil {
 		return nil, err
 	}
 	return r.Rows, nil
 }
 
-// SweepAsWritten labels the row of a sweep without parameters: the
+// AsWritten labels the row of a sweep without parameters: the
 // scenario's own strategies over several seeds.
-const SweepAsWritten = "as written"
+const AsWritten = "as written"
 
 // sweepSpace is a validated sweep: the scenario variant and the name of
 // each combination, and the seeds. Run k (from 0) is combination
@@ -223,28 +224,28 @@ const SweepAsWritten = "as written"
 type sweepSpace struct {
 	spec     string
 	names    []string
-	variants []*Scenario
+	variants []*sim.Scenario
 	seeds    []uint64
 }
 
-func newSweepSpace(sc *Scenario, params []SweepParam, seeds []uint64) (*sweepSpace, error) {
+func newSweepSpace(sc *sim.Scenario, params []Param, seeds []uint64) (*sweepSpace, error) {
 	if len(seeds) == 0 {
 		return nil, fmt.Errorf("sweep: no seeds")
 	}
-	if len(seeds) > MaxSweepSeeds {
-		return nil, fmt.Errorf("sweep: %d seeds is above the limit of %d (sim.MaxSweepSeeds)", len(seeds), MaxSweepSeeds)
+	if len(seeds) > MaxSeeds {
+		return nil, fmt.Errorf("sweep: %d seeds is above the limit of %d (sweep.MaxSeeds)", len(seeds), MaxSeeds)
 	}
 	n := len(seeds)
 	for _, p := range params {
 		n *= len(p.Values)
-		if n > MaxSweepRuns {
-			return nil, fmt.Errorf("sweep: more than %d runs (combinations × seeds; sim.MaxSweepRuns)", MaxSweepRuns)
+		if n > MaxRuns {
+			return nil, fmt.Errorf("sweep: more than %d runs (combinations × seeds; sweep.MaxRuns)", MaxRuns)
 		}
 	}
 	sp := &sweepSpace{spec: formatSweep(params), seeds: slices.Clone(seeds)}
 	if len(params) == 0 {
-		sp.names = []string{SweepAsWritten}
-		sp.variants = []*Scenario{sc}
+		sp.names = []string{AsWritten}
+		sp.variants = []*sim.Scenario{sc}
 		return sp, nil
 	}
 	combos := [][]intstr.IntOrString{{}}
@@ -257,7 +258,7 @@ func newSweepSpace(sc *Scenario, params []SweepParam, seeds []uint64) (*sweepSpa
 		}
 		combos = next
 	}
-	sp.variants = make([]*Scenario, len(combos))
+	sp.variants = make([]*sim.Scenario, len(combos))
 	sp.names = make([]string, len(combos))
 	for j, c := range combos {
 		var parts []string
@@ -265,17 +266,18 @@ func newSweepSpace(sc *Scenario, params []SweepParam, seeds []uint64) (*sweepSpa
 			parts = append(parts, p.Name+"="+c[i].String())
 		}
 		sp.names[j] = strings.Join(parts, " ")
-		sp.variants[j] = sc.withStrategy(params, c)
-		if err := sp.variants[j].validStrategies(); err != nil {
+		v, err := withStrategy(sc, params, c)
+		if err != nil {
 			return nil, fmt.Errorf("sweep %s: %w", sp.names[j], err)
 		}
+		sp.variants[j] = v
 	}
 	return sp, nil
 }
 
-// formatSweep is the canonical form of a parsed sweep, as [ParseSweep]
+// formatSweep is the canonical form of a parsed sweep, as [Parse]
 // reads it: "maxSurge=0,1;maxUnavailable=25%".
-func formatSweep(params []SweepParam) string {
+func formatSweep(params []Param) string {
 	var parts []string
 	for _, p := range params {
 		vals := make([]string, len(p.Values))
@@ -291,12 +293,12 @@ func formatSweep(params []SweepParam) string {
 func (sp *sweepSpace) runs() int { return len(sp.names) * len(sp.seeds) }
 
 // run runs run k without a trace.
-func (sp *sweepSpace) run(k int, o Options) SweepRun {
+func (sp *sweepSpace) run(k int, o sim.Options) RunSummary {
 	seed := sp.seeds[k%len(sp.seeds)]
-	r := SweepRun{Combination: k / len(sp.seeds), Seed: seed}
+	r := RunSummary{Combination: k / len(sp.seeds), Seed: seed}
 	o.Seed = &seed
 	o.NoTrace = true
-	res, err := Run(sp.variants[r.Combination], o)
+	res, err := sim.Run(sp.variants[r.Combination], o)
 	if err != nil {
 		r.Err = err.Error()
 		return r
@@ -309,10 +311,10 @@ func (sp *sweepSpace) run(k int, o Options) SweepRun {
 // combination's row stops at its first failed run (by seed order): Err is
 // that run's error and the counts cover the runs before it. runs holds
 // every run of the space, in run order.
-func sweepRows(names []string, nseeds int, runs []SweepRun) []SweepRow {
-	rows := make([]SweepRow, 0, len(names))
+func sweepRows(names []string, nseeds int, runs []RunSummary) []Row {
+	rows := make([]Row, 0, len(names))
 	for j, name := range names {
-		row := SweepRow{Params: name, MinAvailable: -1}
+		row := Row{Params: name, MinAvailable: -1}
 		var total, below time.Duration
 		var steps int
 		var times []time.Duration
@@ -350,11 +352,9 @@ func sweepRows(names []string, nseeds int, runs []SweepRun) []SweepRow {
 }
 
 // withStrategy returns a copy of sc whose Deployments and cluster use the
-// swept values.
-func (sc *Scenario) withStrategy(params []SweepParam, vals []intstr.IntOrString) *Scenario {
-	c := *sc
+// swept values, each Deployment validated.
+func withStrategy(sc *sim.Scenario, params []Param, vals []intstr.IntOrString) (*sim.Scenario, error) {
 	set := func(d *appsv1.Deployment) *appsv1.Deployment {
-		d = d.DeepCopy()
 		for i, p := range params {
 			if p.Name == "maxSurge" || p.Name == "maxUnavailable" {
 				d.Spec.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
@@ -387,50 +387,25 @@ func (sc *Scenario) withStrategy(params []SweepParam, vals []intstr.IntOrString)
 		}
 		return d
 	}
-	for i, p := range params {
-		v := vals[i].String()
-		switch p.Name {
-		case "controllerLatency":
-			l, _ := time.ParseDuration(v) // checked by ParseSweep
-			c.Cluster.ControllerLatency = Duration(l)
-		case "startup":
-			c.Cluster.Startup, _ = parseRange(v)
-		case "readiness":
-			c.Cluster.Readiness, _ = parseRange(v)
+	cluster := func(c *sim.Cluster) {
+		for i, p := range params {
+			v := vals[i].String()
+			switch p.Name {
+			case "controllerLatency":
+				l, _ := time.ParseDuration(v) // checked by Parse
+				c.ControllerLatency = sim.Duration(l)
+			case "startup":
+				c.Startup, _ = parseRange(v)
+			case "readiness":
+				c.Readiness, _ = parseRange(v)
+			}
 		}
 	}
-	c.deployments = nil
-	for _, d := range sc.deployments {
-		c.deployments = append(c.deployments, set(d))
-	}
-	c.Steps = append([]Step(nil), sc.Steps...)
-	for i := range c.Steps {
-		if d, ok := c.Steps[i].apply.(*appsv1.Deployment); ok {
-			c.Steps[i].apply = set(d)
-		}
-	}
-	return &c
+	return sc.Variant(set, cluster)
 }
 
-// validStrategies validates the Deployments of a sweep variant (at load
-// and in apply steps) as the API server would.
-func (sc *Scenario) validStrategies() error {
-	ds := slices.Clone(sc.deployments)
-	for i := range sc.Steps {
-		if d, ok := sc.Steps[i].apply.(*appsv1.Deployment); ok {
-			ds = append(ds, d)
-		}
-	}
-	for _, d := range ds {
-		if err := rollout.Validate(d); err != nil {
-			return fmt.Errorf("deployment %s: %w", d.Name, err)
-		}
-	}
-	return nil
-}
-
-// DescribeSweep renders sweep rows as a table.
-func DescribeSweep(rows []SweepRow) string {
+// Describe renders sweep rows as a table.
+func Describe(rows []Row) string {
 	w := len("COMBINATION")
 	for _, r := range rows {
 		w = max(w, len(r.Params))

@@ -1,4 +1,4 @@
-package sim
+package sweep
 
 import (
 	"bytes"
@@ -7,33 +7,34 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deploymath/deploymath/sim"
 	"pgregory.net/rapid"
 )
 
-// TestRunSweepParallelIsSerial: every bundled scenario, swept and as
+// TestRunParallelIsSerial: every bundled scenario, swept and as
 // written, gives the same report (byte for byte) on 1, 2 and 5
 // goroutines; run with -race, this also shows that parallel runs share
 // nothing they write.
-func TestRunSweepParallelIsSerial(t *testing.T) {
+func TestRunParallelIsSerial(t *testing.T) {
 	files, err := filepath.Glob(scenarioDir + "/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios: %v", err)
 	}
-	params, err := ParseSweep("maxSurge=0,1;maxUnavailable=1,25%")
+	params, err := Parse("maxSurge=0,1;maxUnavailable=1,25%")
 	if err != nil {
 		t.Fatal(err)
 	}
 	seeds := []uint64{3, 4, 5}
 	for _, file := range files {
-		sc, err := LoadScenario(file)
+		sc, err := sim.LoadScenario(file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, ps := range [][]SweepParam{nil, params} {
+		for _, ps := range [][]Param{nil, params} {
 			var want []byte
 			var wantErr string
 			for _, par := range []int{1, 2, 5} {
-				r, err := RunSweep(sc, ps, seeds, Options{Check: true}, SweepConfig{Parallel: par})
+				r, err := Run(sc, ps, seeds, sim.Options{Check: true}, Config{Parallel: par})
 				var got []byte
 				gotErr := ""
 				if err != nil {
@@ -53,14 +54,14 @@ func TestRunSweepParallelIsSerial(t *testing.T) {
 	}
 }
 
-// TestRunSweepProgress: Progress starts at 0 and counts every run once.
-func TestRunSweepProgress(t *testing.T) {
-	sc, err := LoadScenario(scenarioDir + "/nginx-rolling-update.yaml")
+// TestRunProgress: Progress starts at 0 and counts every run once.
+func TestRunProgress(t *testing.T) {
+	sc, err := sim.LoadScenario(scenarioDir + "/nginx-rolling-update.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []int
-	r, err := RunSweep(sc, nil, []uint64{1, 2, 3, 4, 5}, Options{}, SweepConfig{Parallel: 3, Progress: func(done, total int) {
+	r, err := Run(sc, nil, []uint64{1, 2, 3, 4, 5}, sim.Options{}, Config{Parallel: 3, Progress: func(done, total int) {
 		if total != 5 {
 			t.Errorf("total %d, want 5", total)
 		}
@@ -138,23 +139,23 @@ func TestParseShard(t *testing.T) {
 // order; reports that are not the shards of one sweep are refused with
 // the name of the report.
 func TestMergeSweeps(t *testing.T) {
-	sc, err := LoadScenario(scenarioDir + "/nginx-rolling-update.yaml")
+	sc, err := sim.LoadScenario(scenarioDir + "/nginx-rolling-update.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	params, err := ParseSweep("maxSurge=0,1,2")
+	params, err := Parse("maxSurge=0,1,2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	seeds := []uint64{1, 2, 3}
-	shard := func(i, n int) *SweepReport {
-		r, err := RunSweep(sc, params, seeds, Options{}, SweepConfig{Shard: Shard{i, n}})
+	shard := func(i, n int) *Report {
+		r, err := Run(sc, params, seeds, sim.Options{}, Config{Shard: Shard{i, n}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
-	js := func(r *SweepReport) string {
+	js := func(r *Report) string {
 		b, err := r.JSON()
 		if err != nil {
 			t.Fatal(err)
@@ -163,16 +164,16 @@ func TestMergeSweeps(t *testing.T) {
 	}
 	whole := js(shard(0, 1))
 	for _, n := range []int{1, 2, 4, 9, 12} {
-		var rs []*SweepReport
+		var rs []*Report
 		for i := n - 1; i >= 0; i-- {
 			// Through JSON, as from files.
-			parsed, err := ParseSweepReports([]byte(js(shard(i, n))))
+			parsed, err := ParseReports([]byte(js(shard(i, n))))
 			if err != nil || len(parsed) != 1 {
 				t.Fatalf("parse shard %d/%d: %v", i, n, err)
 			}
 			rs = append(rs, parsed[0])
 		}
-		m, err := MergeSweeps(rs, nil)
+		m, err := Merge(rs, nil)
 		if err != nil {
 			t.Fatalf("merge of %d: %v", n, err)
 		}
@@ -181,37 +182,37 @@ func TestMergeSweeps(t *testing.T) {
 		}
 	}
 
-	other := func(f func(r *SweepReport)) *SweepReport {
+	other := func(f func(r *Report)) *Report {
 		r := shard(1, 2)
 		f(r)
 		return r
 	}
 	for _, c := range []struct {
 		name string
-		rs   []*SweepReport
+		rs   []*Report
 		want string
 	}{
 		{"none", nil, "no reports to merge"},
-		{"missing", []*SweepReport{shard(0, 3), shard(2, 3)}, "shard 1/3 missing"},
-		{"twice", []*SweepReport{shard(0, 2), shard(1, 2), shard(1, 2)}, "c: shard 1/2 is also in b"},
-		{"split", []*SweepReport{shard(0, 2), shard(1, 3)}, "b: shard 1/3, of a split in 3, not 2"},
-		{"scenario", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Scenario = "other" })}, `b: scenario "other", not "nginx-rolling-update" as in a`},
-		{"digest", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Digest = "abc" })}, "b: scenario \"nginx-rolling-update\" with digest abc, not  (the scenario file changed)"},
-		{"sweep", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Sweep = "maxSurge=0" })}, `b: sweep "maxSurge=0", not "maxSurge=0,1,2"`},
-		{"seeds", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Seeds = []uint64{2, 3, 4} })}, "b: seeds 2..4, not 1..3"},
-		{"until", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Until = "1m0s" })}, "b: time limit 1m0s, not 10m0s"},
-		{"truncated", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Runs = r.Runs[1:] })}, "b: shard 1/2 holds 3 runs, want 4"},
-		{"foreign run", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Runs[0].Seed = 9 })}, "b: run 0 is combination 0 seed 9, want combination 0 seed 2"},
-		{"no summary", []*SweepReport{shard(0, 2), other(func(r *SweepReport) { r.Runs[0].Summary = nil })}, "b: run 0 is combination 0 seed 2, want combination 0 seed 2 with a summary or an error"},
+		{"missing", []*Report{shard(0, 3), shard(2, 3)}, "shard 1/3 missing"},
+		{"twice", []*Report{shard(0, 2), shard(1, 2), shard(1, 2)}, "c: shard 1/2 is also in b"},
+		{"split", []*Report{shard(0, 2), shard(1, 3)}, "b: shard 1/3, of a split in 3, not 2"},
+		{"scenario", []*Report{shard(0, 2), other(func(r *Report) { r.Scenario = "other" })}, `b: scenario "other", not "nginx-rolling-update" as in a`},
+		{"digest", []*Report{shard(0, 2), other(func(r *Report) { r.Digest = "abc" })}, "b: scenario \"nginx-rolling-update\" with digest abc, not  (the scenario file changed)"},
+		{"sweep", []*Report{shard(0, 2), other(func(r *Report) { r.Sweep = "maxSurge=0" })}, `b: sweep "maxSurge=0", not "maxSurge=0,1,2"`},
+		{"seeds", []*Report{shard(0, 2), other(func(r *Report) { r.Seeds = []uint64{2, 3, 4} })}, "b: seeds 2..4, not 1..3"},
+		{"until", []*Report{shard(0, 2), other(func(r *Report) { r.Until = "1m0s" })}, "b: time limit 1m0s, not 10m0s"},
+		{"truncated", []*Report{shard(0, 2), other(func(r *Report) { r.Runs = r.Runs[1:] })}, "b: shard 1/2 holds 3 runs, want 4"},
+		{"foreign run", []*Report{shard(0, 2), other(func(r *Report) { r.Runs[0].Seed = 9 })}, "b: run 0 is combination 0 seed 9, want combination 0 seed 2"},
+		{"no summary", []*Report{shard(0, 2), other(func(r *Report) { r.Runs[0].Summary = nil })}, "b: run 0 is combination 0 seed 2, want combination 0 seed 2 with a summary or an error"},
 	} {
-		_, err := MergeSweeps(c.rs, []string{"a", "b", "c"})
+		_, err := Merge(c.rs, []string{"a", "b", "c"})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
 }
 
-func TestParseSweepReports(t *testing.T) {
+func TestParseReports(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"", "empty file"},
 		{" \n", "empty file"},
@@ -220,8 +221,8 @@ func TestParseSweepReports(t *testing.T) {
 		{`{"version": 2}`, "report 1: version 2, want 1"},
 		{`{"version": 1} ]`, "report 2: not a sweep report"},
 	} {
-		if _, err := ParseSweepReports([]byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("ParseSweepReports(%q) = %v, want %q", c.in, err, c.want)
+		if _, err := ParseReports([]byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseReports(%q) = %v, want %q", c.in, err, c.want)
 		}
 	}
 }

@@ -1,10 +1,11 @@
-package sim
+package sweep
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deploymath/deploymath/sim"
 	"runtime"
 	"slices"
 	"strconv"
@@ -14,9 +15,9 @@ import (
 	"time"
 )
 
-// SweepConfig says how [RunSweep] runs a sweep. Its zero value runs every
+// Config says how [Run] runs a sweep. Its zero value runs every
 // run on GOMAXPROCS goroutines.
-type SweepConfig struct {
+type Config struct {
 	// Parallel is the number of runs carried out at once: 0 for
 	// runtime.GOMAXPROCS(0), 1 for one after the other on the calling
 	// goroutine. The runs are independent and their results are placed by
@@ -43,7 +44,7 @@ type Shard struct {
 	Index, Count int
 }
 
-// ParseShard parses "i/n" with 0 ≤ i < n and 1 ≤ n ≤ [MaxSweepRuns].
+// ParseShard parses "i/n" with 0 ≤ i < n and 1 ≤ n ≤ [MaxRuns].
 func ParseShard(s string) (Shard, error) {
 	is, ns, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(is)
@@ -56,8 +57,8 @@ func ParseShard(s string) (Shard, error) {
 		return Shard{}, fmt.Errorf("%q: want i/n, shard i of n numbered from 0, such as 0/4", s)
 	case n < 1:
 		return Shard{}, fmt.Errorf("%q: the number of shards n must be at least 1", s)
-	case n > MaxSweepRuns:
-		return Shard{}, fmt.Errorf("%q: more than %d shards (sim.MaxSweepRuns, the most runs of a sweep)", s, MaxSweepRuns)
+	case n > MaxRuns:
+		return Shard{}, fmt.Errorf("%q: more than %d shards (sweep.MaxRuns, the most runs of a sweep)", s, MaxRuns)
 	case i >= n:
 		return Shard{}, fmt.Errorf("%q: the shard index i must be below n (shards are numbered 0 to %d)", s, n-1)
 	}
@@ -97,36 +98,36 @@ func (sh *Shard) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// SweepRun is the outcome of one run of a sweep.
-type SweepRun struct {
+// RunSummary is the outcome of one run of a sweep.
+type RunSummary struct {
 	// Combination is the index of the run's row.
 	Combination int `json:"combination"`
 	// Seed is the run's seed.
 	Seed uint64 `json:"seed"`
 	// Summary is the run's summary; nil when the run failed.
-	Summary *Summary `json:"summary,omitempty"`
+	Summary *sim.Summary `json:"summary,omitempty"`
 	// Err is why the run failed.
 	Err string `json:"error,omitempty"`
 }
 
-// SweepReportVersion is the version of [SweepReport]'s JSON form.
-const SweepReportVersion = 1
+// ReportVersion is the version of [Report]'s JSON form.
+const ReportVersion = 1
 
-// SweepReport is the outcome of a sweep or of a shard of it: what was
+// Report is the outcome of a sweep or of a shard of it: what was
 // swept, every run of the shard, and the table. Its JSON form
-// ([SweepReport.JSON], [ParseSweepReport]) is what deploysim prints with
+// ([Report.JSON], [ParseReports]) is what deploysim prints with
 // -format json; the reports of all the shards of a sweep merge
-// ([MergeSweeps]) into the report of the whole sweep, byte for byte.
-type SweepReport struct {
-	// Version is [SweepReportVersion].
+// ([Merge]) into the report of the whole sweep, byte for byte.
+type Report struct {
+	// Version is [ReportVersion].
 	Version int `json:"version"`
 	// Scenario is the scenario's name.
 	Scenario string `json:"scenario"`
-	// Digest identifies the scenario's content; [RunSweep] leaves it
+	// Digest identifies the scenario's content; [Run] leaves it
 	// empty and deploysim sets the SHA-256 of the scenario file. Reports
 	// with different digests do not merge.
 	Digest string `json:"digest,omitempty"`
-	// Sweep is the swept parameters in [ParseSweep]'s syntax, canonical
+	// Sweep is the swept parameters in [Parse]'s syntax, canonical
 	// ("" for the scenario as written over several seeds).
 	Sweep string `json:"sweep"`
 	// Until is the run's time limit (the scenario's or Options.Until).
@@ -138,18 +139,18 @@ type SweepReport struct {
 	// Shard is the slice of the runs this report holds; 0/1 for all.
 	Shard Shard `json:"shard"`
 	// Runs are the shard's runs in run order (see [Shard]).
-	Runs []SweepRun `json:"runs"`
+	Runs []RunSummary `json:"runs"`
 	// Rows is the table, one row per combination; only in a report that
 	// holds every run (shard 0/1).
-	Rows []SweepRow `json:"rows,omitempty"`
+	Rows []Row `json:"rows,omitempty"`
 }
 
-// RunSweep runs the runs of c.Shard of the sweep that [Sweep] runs (the
+// Run runs the runs of c.Shard of the sweep that [Rows] runs (the
 // same checks, the same errors) on c.Parallel goroutines, and returns
 // them with the table when the shard holds every run. The report depends
 // only on sc, params, seeds, o and the shard: never on Parallel, the
 // machine or the order in which the runs end.
-func RunSweep(sc *Scenario, params []SweepParam, seeds []uint64, o Options, c SweepConfig) (*SweepReport, error) {
+func Run(sc *sim.Scenario, params []Param, seeds []uint64, o sim.Options, c Config) (*Report, error) {
 	if c.Parallel < 0 {
 		return nil, fmt.Errorf("sweep: parallel %d: want 0 (GOMAXPROCS) or more", c.Parallel)
 	}
@@ -166,10 +167,10 @@ func RunSweep(sc *Scenario, params []SweepParam, seeds []uint64, o Options, c Sw
 		until = o.Until
 	}
 	if until <= 0 {
-		until = defaultUntil
+		until = sim.DefaultUntil
 	}
-	r := &SweepReport{
-		Version:      SweepReportVersion,
+	r := &Report{
+		Version:      ReportVersion,
 		Scenario:     sc.Name,
 		Sweep:        sp.spec,
 		Until:        until.String(),
@@ -183,7 +184,7 @@ func RunSweep(sc *Scenario, params []SweepParam, seeds []uint64, o Options, c Sw
 			ks = append(ks, k)
 		}
 	}
-	r.Runs = make([]SweepRun, len(ks))
+	r.Runs = make([]RunSummary, len(ks))
 	workers := c.Parallel
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -230,8 +231,8 @@ func RunSweep(sc *Scenario, params []SweepParam, seeds []uint64, o Options, c Sw
 }
 
 // JSON renders the report: indented, one line per run and per row.
-// ParseSweepReport reads it back.
-func (r *SweepReport) JSON() ([]byte, error) {
+// [ParseReports] reads it back.
+func (r *Report) JSON() ([]byte, error) {
 	var b bytes.Buffer
 	field := func(name string, v any, last bool) error {
 		j, err := json.Marshal(v)
@@ -290,22 +291,22 @@ func (r *SweepReport) JSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// ParseSweepReports reads the reports in data: one, or several written
+// ParseReports reads the reports in data: one, or several written
 // one after the other (the logs of several shards in one file).
-func ParseSweepReports(data []byte) ([]*SweepReport, error) {
+func ParseReports(data []byte) ([]*Report, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("empty file (want the -format json output of a sweep)")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var out []*SweepReport
+	var out []*Report
 	for dec.More() {
-		r := new(SweepReport)
+		r := new(Report)
 		if err := dec.Decode(r); err != nil {
 			return nil, fmt.Errorf("report %d: not a sweep report (want the -format json output of deploysim -sweep or -seeds): %w", len(out)+1, err)
 		}
-		if r.Version != SweepReportVersion {
-			return nil, fmt.Errorf("report %d: version %d, want %d (the -format json output of deploysim -sweep or -seeds)", len(out)+1, r.Version, SweepReportVersion)
+		if r.Version != ReportVersion {
+			return nil, fmt.Errorf("report %d: version %d, want %d (the -format json output of deploysim -sweep or -seeds)", len(out)+1, r.Version, ReportVersion)
 		}
 		out = append(out, r)
 	}
@@ -315,14 +316,14 @@ func ParseSweepReports(data []byte) ([]*SweepReport, error) {
 	return out, nil
 }
 
-// MergeSweeps merges the reports of the n shards of one sweep, in any
+// Merge merges the reports of the n shards of one sweep, in any
 // order, into the report of the whole sweep (shard 0/1, with its rows),
 // the same byte for byte as the report of the sweep run on one machine.
 // names[i] names reports[i] in errors (a file name; nil for "report i").
 // It refuses reports of different scenarios (name or digest), sweeps,
 // seeds, time limits or shard counts, a shard given twice or missing, and
 // a report whose runs are not exactly those of its shard.
-func MergeSweeps(reports []*SweepReport, names []string) (*SweepReport, error) {
+func Merge(reports []*Report, names []string) (*Report, error) {
 	name := func(i int) string {
 		if i < len(names) {
 			return names[i]
@@ -338,7 +339,7 @@ func MergeSweeps(reports []*SweepReport, names []string) (*SweepReport, error) {
 	}
 	n := first.Shard.norm().Count
 	total := len(first.Combinations) * len(first.Seeds)
-	runs := make([]SweepRun, total)
+	runs := make([]RunSummary, total)
 	from := make([]int, n) // report index + 1 of each shard
 	for i, r := range reports {
 		what := ""

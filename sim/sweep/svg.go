@@ -1,4 +1,4 @@
-package sim
+package sweep
 
 import (
 	"fmt"
@@ -7,12 +7,12 @@ import (
 	"time"
 )
 
-// SweepSVG draws a sweep's rows as a small comparison chart: for each
+// SVG draws a sweep's rows as a small comparison chart: for each
 // combination a bar of the mean time to complete with a tick at the
 // median, and, beside it, the worst peak pods and the worst minimum of
 // available pods, so that speed and safety are read together. Rows without
 // a completed run (or with an error) say so instead of a bar.
-func SweepSVG(scenario string, rows []SweepRow) []byte {
+func SVG(scenario string, rows []Row) []byte {
 	const rowH, top, left, barW = 26, 56, 16, 360
 	label := len("combination")
 	var longest time.Duration

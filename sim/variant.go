@@ -1,0 +1,59 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/deploymath/deploymath/rollout"
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// Variant returns a copy of sc in which every Deployment the scenario
+// creates (its objects and its apply steps) is replaced by edit's result
+// and the cluster is changed by cluster (either may be nil); sc is not
+// modified. Each edited Deployment is validated as the API server would
+// validate it, and an invalid one is an error naming it. A sweep
+// (sim/sweep) runs one variant per combination of its parameters.
+func (sc *Scenario) Variant(edit func(*appsv1.Deployment) *appsv1.Deployment, cluster func(*Cluster)) (*Scenario, error) {
+	if !sc.validated { // built in Go: checked on a copy, as New does
+		v := *sc
+		if err := v.validate(nil); err != nil {
+			return nil, err
+		}
+		sc = &v
+	}
+	c := *sc
+	if cluster != nil {
+		c.Cluster.Nodes = append([]NodeSpec(nil), sc.Cluster.Nodes...)
+		c.Cluster.Failures = append([]FailureRule(nil), sc.Cluster.Failures...)
+		cluster(&c.Cluster)
+	}
+	if edit == nil {
+		return &c, nil
+	}
+	check := func(d *appsv1.Deployment) (*appsv1.Deployment, error) {
+		d = edit(d.DeepCopy())
+		if err := rollout.Validate(d); err != nil {
+			return nil, fmt.Errorf("deployment %s: %w", d.Name, err)
+		}
+		return d, nil
+	}
+	c.deployments = nil
+	for _, d := range sc.deployments {
+		e, err := check(d)
+		if err != nil {
+			return nil, err
+		}
+		c.deployments = append(c.deployments, e)
+	}
+	c.Steps = append([]Step(nil), sc.Steps...)
+	for i := range c.Steps {
+		if d, ok := c.Steps[i].apply.(*appsv1.Deployment); ok {
+			e, err := check(d)
+			if err != nil {
+				return nil, err
+			}
+			c.Steps[i].apply = e
+		}
+	}
+	return &c, nil
+}
