@@ -70,7 +70,7 @@ func TestPodsToDeleteSelection(t *testing.T) {
 				keys = append(keys, m.key(st.pods[i], st.colo[m.slot], s.now))
 			}
 		}
-		var want []*Pod
+		var want []*podState
 		if n <= 8 {
 			for len(want) < n {
 				best := -1
@@ -126,7 +126,7 @@ func BenchmarkPodsToDelete(b *testing.B) {
 			st.active++
 			st.colo[m.slot]++
 		}
-		st.pods = append(st.pods, &Pod{Name: fmt.Sprint(i), Terminating: !m.active})
+		st.pods = append(st.pods, &podState{Name: fmt.Sprint(i), Terminating: !m.active})
 		st.meta = append(st.meta, m)
 		st.hot = append(st.hot, hotWord(&m))
 	}
@@ -213,7 +213,7 @@ func drawRanking(t *rapid.T, max int, withReady bool) *rsState {
 			st.active++
 			st.colo[m.slot]++
 		}
-		st.pods = append(st.pods, &Pod{Name: fmt.Sprint(i), Terminating: !m.active})
+		st.pods = append(st.pods, &podState{Name: fmt.Sprint(i), Terminating: !m.active})
 		st.meta = append(st.meta, m)
 		st.hot = append(st.hot, hotWord(&m))
 	}

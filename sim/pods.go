@@ -13,9 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Node is a simulated node: a name, a pod capacity and whether it is down
+// nodeState is a simulated node: a name, a pod capacity and whether it is down
 // (failed), unreachable (its kubelet stopped reporting) or deleted.
-type Node struct {
+type nodeState struct {
 	Name     string
 	Capacity int
 	used     int
@@ -30,7 +30,7 @@ type Node struct {
 }
 
 // schedulable reports whether the scheduler may bind pods to n.
-func (n *Node) schedulable() bool { return !n.down && !n.tainted && !n.deleted }
+func (n *nodeState) schedulable() bool { return !n.down && !n.tainted && !n.deleted }
 
 // failureMode is how the containers of a pod behave.
 type failureMode uint8
@@ -42,15 +42,15 @@ const (
 	modePullError              // image cannot be pulled: stays Pending
 )
 
-// Pod is the simulator's model of a pod: only what the controllers look at.
-type Pod struct {
+// podState is the simulator's model of a pod: only what the controllers look at.
+type podState struct {
 	Name      string
 	Namespace string
 	UID       types.UID
 	uidNum    uint64            // the counter UID was made from: UIDs compare like it
 	Labels    map[string]string // shared with the template; never modified
 	rs        *rsState
-	node      *Node
+	node      *nodeState
 	created   time.Duration
 	phase     corev1.PodPhase
 	ready     bool
@@ -70,16 +70,16 @@ type Pod struct {
 	gone      bool
 }
 
-func (p *Pod) active() bool { return !p.Terminating && !p.terminal() }
+func (p *podState) active() bool { return !p.Terminating && !p.terminal() }
 
 // terminal reports whether the pod's phase is Succeeded or Failed: its
 // containers exited for good, the ReplicaSet controller no longer counts
 // it, and the node has its room back.
-func (p *Pod) terminal() bool {
+func (p *podState) terminal() bool {
 	return p.phase == corev1.PodSucceeded || p.phase == corev1.PodFailed
 }
 
-func (p *Pod) nodeName() string {
+func (p *podState) nodeName() string {
 	if p.node == nil {
 		return ""
 	}
@@ -88,7 +88,7 @@ func (p *Pod) nodeName() string {
 
 // nodeSlot is the pod's index in the co-location counts: 0 when
 // unassigned.
-func (p *Pod) nodeSlot() int32 {
+func (p *podState) nodeSlot() int32 {
 	if p.node == nil {
 		return 0
 	}
@@ -101,7 +101,7 @@ type podFlags struct {
 	slot                                            int32
 }
 
-func (p *Pod) flags() podFlags {
+func (p *podState) flags() podFlags {
 	if p.gone {
 		return podFlags{}
 	}
@@ -119,7 +119,7 @@ func b2i(b bool) int32 {
 // account updates the ReplicaSet counts and co-location ranks after a pod
 // changed from before to its current state, and queues the ReplicaSet as the
 // pod informer would.
-func (s *Sim) account(p *Pod, before podFlags) {
+func (s *Sim) account(p *podState, before podFlags) {
 	after := p.flags()
 	p.gen++
 	if st := p.rs; st != nil {
@@ -144,7 +144,7 @@ func (s *Sim) account(p *Pod, before podFlags) {
 }
 
 // object renders the pod as an API object (for snapshots).
-func (p *Pod) object(rs *appsv1.ReplicaSet) *corev1.Pod {
+func (p *podState) object(rs *appsv1.ReplicaSet) *corev1.Pod {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: p.Labels,
@@ -200,7 +200,7 @@ func (s *Sim) createPod(rs *appsv1.ReplicaSet, st *rsState) error {
 		return err
 	}
 	uid, uidNum := s.st.nextUIDNum()
-	p := &Pod{
+	p := &podState{
 		Name: name, Namespace: rs.Namespace, UID: uid, uidNum: uidNum, Labels: rs.Spec.Template.Labels,
 		rs: st, created: s.now, phase: corev1.PodPending, idx: len(st.pods),
 	}
@@ -231,7 +231,7 @@ func (s *Sim) failureModeFor(t *corev1.PodTemplateSpec) failureMode {
 
 // schedule binds p to a node with room (round-robin over schedulable
 // nodes) or leaves it Pending until capacity frees up.
-func (s *Sim) schedule(p *Pod) bool {
+func (s *Sim) schedule(p *podState) bool {
 	n := len(s.nodes)
 	for i := 0; i < n; i++ {
 		node := s.nodes[(s.next+i)%n]
@@ -289,7 +289,7 @@ func (s *Sim) draw(r Range) time.Duration {
 	return lo + time.Duration(s.rng.Int64N(steps+1))*time.Millisecond
 }
 
-func (s *Sim) podTimer(p *Pod, kind eventKind, after time.Duration) {
+func (s *Sim) podTimer(p *podState, kind eventKind, after time.Duration) {
 	s.q.push(event{at: s.now + after, kind: kind, pod: p, gen: p.gen})
 }
 
@@ -362,7 +362,7 @@ func (s *Sim) handlePod(e event) {
 
 // refreshAvailability recomputes p's availability after its ReplicaSet's
 // minReadySeconds changed.
-func (s *Sim) refreshAvailability(p *Pod) {
+func (s *Sim) refreshAvailability(p *podState) {
 	if !p.ready || p.Terminating {
 		return
 	}
@@ -377,7 +377,7 @@ func (s *Sim) refreshAvailability(p *Pod) {
 
 // deletePod deletes p gracefully: it is terminating (not counted as a
 // replica) until its containers exit, then it is gone.
-func (s *Sim) deletePod(p *Pod, why string) {
+func (s *Sim) deletePod(p *podState, why string) {
 	if p.gone || p.Terminating {
 		return
 	}
@@ -407,7 +407,7 @@ func (s *Sim) deletePod(p *Pod, why string) {
 }
 
 // removePod removes a pod from the store (its containers exited).
-func (s *Sim) removePod(p *Pod) {
+func (s *Sim) removePod(p *podState) {
 	if p.gone {
 		return
 	}
@@ -452,7 +452,7 @@ func (s *Sim) hasPods(d *appsv1.Deployment) bool {
 
 // failNode takes a node down: its pods lose readiness at once; after the
 // eviction timeout they are deleted and replaced.
-func (s *Sim) failNode(n *Node) {
+func (s *Sim) failNode(n *nodeState) {
 	if n.down {
 		return
 	}
@@ -466,7 +466,7 @@ func (s *Sim) failNode(n *Node) {
 	s.q.push(event{at: s.now + time.Duration(s.sc.Cluster.EvictionTimeout), kind: evNodeEvict, node: n, gen: n.gen})
 }
 
-func (s *Sim) recoverNode(n *Node) {
+func (s *Sim) recoverNode(n *nodeState) {
 	if !n.down {
 		return
 	}
@@ -487,7 +487,7 @@ func (s *Sim) recoverNode(n *Node) {
 	s.retrySchedule()
 }
 
-func (s *Sim) evictNode(n *Node, gen uint32) {
+func (s *Sim) evictNode(n *nodeState, gen uint32) {
 	if n.gen != gen || n.deleted {
 		return
 	}
@@ -508,8 +508,8 @@ func (s *Sim) evictNode(n *Node, gen uint32) {
 }
 
 // podsOnNode lists the pods bound to n in name order.
-func (s *Sim) podsOnNode(n *Node) []*Pod {
-	var out []*Pod
+func (s *Sim) podsOnNode(n *nodeState) []*podState {
+	var out []*podState
 	for _, k := range sortedKeys(s.st.pods) {
 		if p := s.st.pods[k]; p.node == n {
 			out = append(out, p)
@@ -653,7 +653,7 @@ func replicaFailure(conds []appsv1.ReplicaSetCondition) *appsv1.ReplicaSetCondit
 // seconds, as the API serializes them. class packs (assigned, phase, ready):
 // a smaller class is deleted first.
 type rankKey struct {
-	p          *Pod
+	p          *podState
 	uid        uint64 // UIDs are made from a counter: they compare like it
 	class      uint8
 	ready      bool
@@ -672,9 +672,9 @@ type rankKey struct {
 // end); otherwise it builds every key and sorts them. The ranking is
 // upstream's comparator, which is not transitive in every case, so the
 // selection procedure itself is part of the behaviour: keep it.
-func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
+func (s *Sim) podsToDelete(st *rsState, n int) []*podState {
 	if n >= int(st.active) {
-		out := make([]*Pod, 0, st.active)
+		out := make([]*podState, 0, st.active)
 		for _, p := range st.pods {
 			if p.active() {
 				out = append(out, p)
@@ -699,7 +699,7 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*Pod {
 		// best once a pod with the best prefix is seen, and among equal
 		// prefixes both compare in the same order.
 		var picked [8]int
-		out := make([]*Pod, 0, n)
+		out := make([]*podState, 0, n)
 		cands := slices.Grow(s.candBuf[:0], len(st.hot)+1)[:len(st.hot)+1]
 		for len(out) < n {
 			var bestPrefix uint64
@@ -760,8 +760,8 @@ func deletionOrder(a, b rankKey) int {
 
 // firstPods returns the pods of the first n sorted keys and gives keys
 // back to the ranking buffer.
-func (s *Sim) firstPods(keys []rankKey, n int) []*Pod {
-	out := make([]*Pod, n)
+func (s *Sim) firstPods(keys []rankKey, n int) []*podState {
+	out := make([]*podState, n)
 	for i := range out {
 		out[i] = keys[i].p
 	}
@@ -786,7 +786,7 @@ const selectMinActive = 4096
 // selectToDelete returns the n active pods of st that come first in the
 // deletion ranking, in that order: a max-heap of the best n seen so far
 // over one pass, then a sort of those n.
-func (s *Sim) selectToDelete(st *rsState, n int, now time.Duration) []*Pod {
+func (s *Sim) selectToDelete(st *rsState, n int, now time.Duration) []*podState {
 	cmp := deletionOrder
 	h := slices.Grow(s.rankBuf[:0], n)
 	// sift restores the max-heap order (the worst kept pod at h[0]) below i.
@@ -873,7 +873,7 @@ func (st *rsState) setMeta(i int, m podMeta) {
 	st.hot[i] = hotWord(&m)
 }
 
-func (p *Pod) rankMeta() podMeta {
+func (p *podState) rankMeta() podMeta {
 	var phase uint8
 	switch {
 	case p.phase == corev1.PodPending:
@@ -893,7 +893,7 @@ func (p *Pod) rankMeta() podMeta {
 
 // key is the ranking key of the pod p described by m, with its
 // co-location rank, at now.
-func (m *podMeta) key(p *Pod, rank int32, now time.Duration) rankKey {
+func (m *podMeta) key(p *podState, rank int32, now time.Duration) rankKey {
 	k := rankKey{p: p, uid: m.uid, class: m.class, ready: m.ready, rank: rank, restarts: m.restarts,
 		createdAt: m.created, createdLog: logRank(now - m.created)}
 	if m.ready {
@@ -906,7 +906,7 @@ func (m *podMeta) key(p *Pod, rank int32, now time.Duration) rankKey {
 // lessThan is lessForDeletion(m.key(p, rank, now), b), computing only the
 // parts of the key the comparison reaches (most pods lose on the class, the
 // co-location rank or the ready time).
-func (m *podMeta) lessThan(p *Pod, rank int32, b *rankKey, now time.Duration) bool {
+func (m *podMeta) lessThan(p *podState, rank int32, b *rankKey, now time.Duration) bool {
 	if m.class != b.class {
 		return m.class < b.class
 	}

@@ -236,7 +236,7 @@ func (s *Sim) podStep(st *Step, label string) error {
 		return fatal("rs", st.podLines.rs, "deployment %s has no %s replica set at %s (its replica sets: %s)", d.Name, strconv.Quote(ps.RS), offset(s.now), joinComma(names))
 	}
 	sel := labels.SelectorFromSet(ps.Selector)
-	var pods []*Pod
+	var pods []*podState
 	for _, rs := range rss {
 		for _, p := range s.st.rsState[objKey(rs.Namespace, rs.Name)].pods {
 			if !p.Terminating && sel.Matches(labels.Set(p.Labels)) {
@@ -244,7 +244,7 @@ func (s *Sim) podStep(st *Step, label string) error {
 			}
 		}
 	}
-	slices.SortFunc(pods, func(a, b *Pod) int { return compareStrings(a.Name, b.Name) })
+	slices.SortFunc(pods, func(a, b *podState) int { return compareStrings(a.Name, b.Name) })
 	if ps.Index >= len(pods) {
 		what := "pods"
 		if ps.RS != "" {
@@ -291,7 +291,7 @@ func (s *Sim) podStep(st *Step, label string) error {
 }
 
 // setPodReady makes p's readiness probe pass or fail from now on.
-func (s *Sim) setPodReady(p *Pod, ready bool) error {
+func (s *Sim) setPodReady(p *podState, ready bool) error {
 	if p.terminal() {
 		return fmt.Errorf("pod %s is %s: its containers exited", p.Name, p.phase)
 	}
@@ -330,7 +330,7 @@ func (s *Sim) setPodReady(p *Pod, ready bool) error {
 // setPodPhase sets p's phase as its kubelet would report it. Pending and
 // Unknown stay until a later step; Running carries on as the pod's
 // failure mode says; Succeeded and Failed are final.
-func (s *Sim) setPodPhase(p *Pod, phase corev1.PodPhase) error {
+func (s *Sim) setPodPhase(p *podState, phase corev1.PodPhase) error {
 	if p.terminal() {
 		return fmt.Errorf("pod %s is %s: a terminal phase is final", p.Name, p.phase)
 	}

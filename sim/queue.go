@@ -32,10 +32,10 @@ type event struct {
 	seq  uint64
 	kind eventKind
 	item *wqItem // evProcess, evTimer
-	pod  *Pod
+	pod  *podState
 	gen  uint32
 	idx  int
-	node *Node
+	node *nodeState
 }
 
 // eventQueue holds the pending events in (at, seq) order: a total order,

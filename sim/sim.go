@@ -111,10 +111,10 @@ type Sim struct {
 	q     eventQueue
 	wq    workQueue
 	st    *store
-	nodes []*Node
+	nodes []*nodeState
 	next  int // round-robin cursor of the scheduler
 	// unscheduled pods waiting for capacity, in creation order
-	unscheduled []*Pod
+	unscheduled []*podState
 	colo        map[string][]int32 // by owner: active pods per node slot (co-location rank)
 	rankBuf     []rankKey
 	candBuf     []int32
@@ -195,10 +195,10 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	}
 	s.trace.fullStops = o.FullStops
 	for i, n := range sc.Cluster.Nodes {
-		s.nodes = append(s.nodes, &Node{Name: n.Name, Capacity: n.Capacity, slot: int32(i + 1)})
+		s.nodes = append(s.nodes, &nodeState{Name: n.Name, Capacity: n.Capacity, slot: int32(i + 1)})
 	}
 	if len(s.nodes) == 0 {
-		s.nodes = append(s.nodes, &Node{Name: "node-1", Capacity: 1 << 30, slot: 1})
+		s.nodes = append(s.nodes, &nodeState{Name: "node-1", Capacity: 1 << 30, slot: 1})
 	}
 	if o.Check {
 		s.checks = newChecker(s)

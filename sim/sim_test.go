@@ -113,7 +113,7 @@ func TestLessForDeletion(t *testing.T) {
 		if f != nil {
 			f(p)
 		}
-		k := &rankKey{p: &Pod{Name: fmt.Sprint(uid)}, uid: uid, class: rankClass(!p.unassigned, p.phase, !p.notReady),
+		k := &rankKey{p: &podState{Name: fmt.Sprint(uid)}, uid: uid, class: rankClass(!p.unassigned, p.phase, !p.notReady),
 			ready: !p.notReady, rank: p.rank, restarts: p.restarts, readyAt: p.readyAt, createdAt: p.createdAt}
 		k.readyLog = logRank(now - k.readyAt)
 		k.createdLog = logRank(now - k.createdAt)

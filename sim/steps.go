@@ -252,7 +252,7 @@ func (s *Sim) doStep(st *Step, label string) error {
 	return nil
 }
 
-func (s *Sim) node(name string) *Node {
+func (s *Sim) node(name string) *nodeState {
 	for _, n := range s.nodes {
 		if n.Name == name {
 			return n
@@ -415,7 +415,7 @@ func (s *Sim) deleteConfig(label, name string, secret bool) error {
 // ones or a named one, choosing pods in name order.
 func (s *Sim) killPods(label string, d *appsv1.Deployment, k *KillPods) error {
 	rss := s.st.ownedReplicaSets(d)
-	var pick []*Pod
+	var pick []*podState
 	var candidates []*appsv1.ReplicaSet
 	switch k.RS {
 	case "":
@@ -445,7 +445,7 @@ func (s *Sim) killPods(label string, d *appsv1.Deployment, k *KillPods) error {
 			}
 		}
 	}
-	slices.SortFunc(pick, func(a, b *Pod) int { return compareStrings(a.Name, b.Name) })
+	slices.SortFunc(pick, func(a, b *podState) int { return compareStrings(a.Name, b.Name) })
 	if len(pick) > k.Count {
 		pick = pick[:k.Count]
 	}

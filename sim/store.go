@@ -48,7 +48,7 @@ type rsState struct {
 	item     *wqItem // the ReplicaSet controller's work-queue item of key
 	// ownerItem is the Deployment controller's work-queue item of ownerKey.
 	ownerItem *wqItem
-	pods      []*Pod
+	pods      []*podState
 	meta      []podMeta // meta[i] is the ranking data of pods[i]
 	hot       []uint64  // hot[i] is hotWord(&meta[i]): scanned first
 	colo      []int32   // active pods of the owner per node slot, shared by its ReplicaSets
@@ -81,7 +81,7 @@ type store struct {
 	rsState     map[string]*rsState // the ReplicaSets by key: their state holds the stored object
 	configMaps  map[string]*corev1.ConfigMap
 	secrets     map[string]*corev1.Secret
-	pods        map[string]*Pod
+	pods        map[string]*podState
 	rsByNS      map[string][]*rsState // the ReplicaSets of each namespace, by key
 	depKeys     []string              // sorted keys of deployments
 	keys        map[nsName]string     // interned "namespace/name" keys
@@ -117,7 +117,7 @@ func newStore() *store {
 		rsState:     map[string]*rsState{},
 		configMaps:  map[string]*corev1.ConfigMap{},
 		secrets:     map[string]*corev1.Secret{},
-		pods:        map[string]*Pod{},
+		pods:        map[string]*podState{},
 		rsByNS:      map[string][]*rsState{},
 		keys:        map[nsName]string{},
 	}

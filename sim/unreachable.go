@@ -18,7 +18,7 @@ const podGCQuarantine = 40 * time.Second
 // scheduling) and marks its pods not ready; after the eviction timeout
 // its pods are deleted, and stay Terminating while the node is
 // unreachable.
-func (s *Sim) unreachNode(n *Node) {
+func (s *Sim) unreachNode(n *nodeState) {
 	if n.unreachable || n.deleted {
 		return
 	}
@@ -30,7 +30,7 @@ func (s *Sim) unreachNode(n *Node) {
 // markNodeUnknown is the node controller after the node-monitor grace
 // period: Ready=Unknown, the unreachable taints, pods marked not ready,
 // and the eviction timer (the taint's tolerationSeconds).
-func (s *Sim) markNodeUnknown(n *Node, gen uint32) {
+func (s *Sim) markNodeUnknown(n *nodeState, gen uint32) {
 	if !n.unreachable || n.gen != gen || n.deleted {
 		return
 	}
@@ -53,8 +53,8 @@ func (s *Sim) markNodeUnknown(n *Node, gen uint32) {
 // evictUnreachable is the taint manager's eviction of the pods of an
 // unreachable node: they are deleted, and stay Terminating, since no
 // kubelet confirms that their containers stopped.
-func (s *Sim) evictUnreachable(n *Node) {
-	var pods []*Pod
+func (s *Sim) evictUnreachable(n *nodeState) {
+	var pods []*podState
 	for _, p := range s.podsOnNode(n) {
 		if !p.Terminating {
 			pods = append(pods, p)
@@ -74,7 +74,7 @@ func (s *Sim) evictUnreachable(n *Node) {
 // again, finishes the termination of deleted pods, reports the ready pods
 // the node controller marked not ready, and carries on where its timers
 // left off.
-func (s *Sim) reconnectNode(n *Node) {
+func (s *Sim) reconnectNode(n *nodeState) {
 	if !n.unreachable || n.deleted {
 		return
 	}
@@ -107,7 +107,7 @@ func (s *Sim) reconnectNode(n *Node) {
 // healthy pod the node controller marked not ready is ready again at
 // once (its probe kept passing), one that was not ready yet gets its
 // readiness delay, a crash-looping one crashes again.
-func (s *Sim) resumeRunning(p *Pod, before podFlags) {
+func (s *Sim) resumeRunning(p *podState, before podFlags) {
 	switch {
 	case p.mode == modeHealthy && p.lostReady:
 		p.ready, p.readyAt, p.lostReady = true, s.now, false
@@ -131,7 +131,7 @@ func (s *Sim) resumeRunning(p *Pod, before podFlags) {
 // deleteNode deletes the Node object: the machine is gone. Nothing is
 // scheduled there any more, and PodGC force-deletes the pods bound to it
 // after its quarantine.
-func (s *Sim) deleteNode(n *Node) {
+func (s *Sim) deleteNode(n *nodeState) {
 	if n.deleted {
 		return
 	}
@@ -141,7 +141,7 @@ func (s *Sim) deleteNode(n *Node) {
 }
 
 // collectNodePods is PodGC force-deleting the pods of a deleted node.
-func (s *Sim) collectNodePods(n *Node) {
+func (s *Sim) collectNodePods(n *nodeState) {
 	pods := s.podsOnNode(n)
 	if len(pods) == 0 {
 		return
