@@ -683,6 +683,9 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*podState {
 		return out
 	}
 	now := s.now
+	if int(st.active) > selectMinActive && n*8 < int(st.active) {
+		return s.selectToDelete(st, n, now)
+	}
 	if n <= 8 {
 		// Each pick is one pass over the packed ranking words, then the full
 		// comparison among a few pods. The pass computes the best prefix of
@@ -734,9 +737,6 @@ func (s *Sim) podsToDelete(st *rsState, n int) []*podState {
 		s.candBuf = cands[:0]
 		return out
 	}
-	if int(st.active) > selectMinActive && n*8 < int(st.active) {
-		return s.selectToDelete(st, n, now)
-	}
 	keys := slices.Grow(s.rankBuf[:0], int(st.active))
 	for i := range st.meta {
 		if m := &st.meta[i]; m.active {
@@ -771,10 +771,11 @@ func (s *Sim) firstPods(keys []rankKey, n int) []*podState {
 }
 
 // selectMinActive is the number of active pods of a ReplicaSet above which
-// podsToDelete selects the n pods to delete with a bounded heap instead of
-// sorting them all: a 1,000,000-pod ReplicaSet is scaled down 500 pods per
-// sync (upstream's burstReplicas), and sorting every pod at every sync
-// made its rollout quadratic. The heap keeps the n first pods in the
+// podsToDelete selects the n pods to delete with a bounded heap, in one
+// pass, instead of sorting them all or scanning them once per pick: a
+// 1,000,000-pod ReplicaSet is scaled down up to 500 pods per sync
+// (upstream's burstReplicas), and sorting every pod at every sync made its
+// rollout quadratic. The heap keeps the n first pods in the
 // ranking's order, which is the sort's first n as long as the ranking is a
 // strict weak order; in upstream's non-transitive corner (two ready pods
 // whose readiness times fall in the same logarithmic bucket, compared with
@@ -811,10 +812,9 @@ func (s *Sim) selectToDelete(st *rsState, n int, now time.Duration) []*podState 
 		if !m.active {
 			continue
 		}
-		k := m.key(st.pods[i], st.colo[m.slot], now)
 		switch {
 		case len(h) < n:
-			h = append(h, k)
+			h = append(h, m.key(st.pods[i], st.colo[m.slot], now))
 			for j := len(h) - 1; j > 0; {
 				parent := (j - 1) / 2
 				if cmp(h[j], h[parent]) <= 0 {
@@ -823,8 +823,9 @@ func (s *Sim) selectToDelete(st *rsState, n int, now time.Duration) []*podState 
 				h[j], h[parent] = h[parent], h[j]
 				j = parent
 			}
-		case cmp(k, h[0]) < 0:
-			h[0] = k
+		case m.lessThan(st.pods[i], st.colo[m.slot], &h[0], now):
+			// comes before the last kept pod (the key is built only then)
+			h[0] = m.key(st.pods[i], st.colo[m.slot], now)
 			sift(0)
 		}
 	}
