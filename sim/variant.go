@@ -10,7 +10,9 @@ import (
 // Variant returns a copy of sc in which every Deployment the scenario
 // creates (its objects and its apply steps) is replaced by edit's result
 // and the cluster is changed by cluster (either may be nil); sc is not
-// modified. Each edited Deployment is validated as the API server would
+// modified. edit receives a copy of each Deployment defaulted as the API
+// server stores it (so its strategy's fields are set) and may change it in
+// place. Each edited Deployment is validated as the API server would
 // validate it, and an invalid one is an error naming it. A sweep
 // (sim/sweep) runs one variant per combination of its parameters.
 func (sc *Scenario) Variant(edit func(*appsv1.Deployment) *appsv1.Deployment, cluster func(*Cluster)) (*Scenario, error) {
@@ -31,7 +33,7 @@ func (sc *Scenario) Variant(edit func(*appsv1.Deployment) *appsv1.Deployment, cl
 		return &c, nil
 	}
 	check := func(d *appsv1.Deployment) (*appsv1.Deployment, error) {
-		d = edit(d.DeepCopy())
+		d = edit(rollout.Default(d)) // a defaulted copy
 		if err := rollout.Validate(d); err != nil {
 			return nil, fmt.Errorf("deployment %s: %w", d.Name, err)
 		}
