@@ -16,7 +16,10 @@
 // first and, once they are rolled out, the file's objects are applied as
 // `kubectl apply -f` would: the run shows what that apply does. From a
 // kubectl dump only the objects' specs are taken (the run rolls them out
-// afresh; it does not start from the pods' current state).
+// afresh; it does not start from the pods' current state). -overlay FILE
+// lays a scenario without objects over such a run: its cluster (delays,
+// failures such as "the new image crash-loops"), steps, seed, time limit
+// and expect:.
 //
 // Flags (before or after the file name):
 //
@@ -194,6 +197,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	svg := fs.String("svg", "", "write an SVG chart to this file")
 	check := fs.Bool("check", false, "check invariants and exit 1 on a violation")
 	from := fs.String("from", "", "with a manifest FILE: the `STATE` (manifests or kubectl get -o yaml output) that FILE is applied to once rolled out")
+	overlay := fs.String("overlay", "", "with a manifest FILE: a scenario without objects (`FILE`) whose cluster, steps and expect: are laid over the run, e.g. a failure rule for the new image")
 	events := fs.Bool("events", false, "after the trace, list the Events as `kubectl get events -o wide` shows them at the end of the run (aggregated by client-go's rules)")
 	writes := fs.Bool("writes", false, "with -format json, list every accepted write of a Deployment or ReplicaSet in order (\"writes\")")
 	requireComplete := fs.Bool("require-complete", false, "exit 1 when a Deployment's rollout is not complete at the end of the run (unless the scenario's expect: says so)")
@@ -237,7 +241,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	sc, err := loadScenario(files[0], *from)
+	sc, err := loadScenario(files[0], *from, *overlay)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -375,6 +375,20 @@ func TestManifests(t *testing.T) {
 			t.Errorf("-from: output lacks %q", want)
 		}
 	}
+	// -overlay: the assumption that the new image crash-loops stalls the
+	// rollout past its progress deadline, which fails the run.
+	out.Reset()
+	errb.Reset()
+	m := "../../../testdata/manifests/"
+	code := run([]string{"-from", m + "nginx-deployment.yaml", "-overlay", m + "new-image-crashloops.yaml", m + "nginx-deployment-1.16.yaml"}, &out, &errb)
+	if want := "deploysim: deployment nginx-deployment ended ProgressDeadlineExceeded"; code != 1 || !strings.Contains(errb.String(), want) ||
+		!strings.Contains(out.String(), "nginx-deployment-76df5b8bb8    2        1        1      0          0            0") {
+		t.Errorf("-overlay: exit %d, stderr %q, want 1 and %q", code, errb.String(), want)
+	}
+	errb.Reset()
+	if code := run([]string{"-overlay", nginx, m + "nginx-deployment.yaml"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "an overlay has no objects") {
+		t.Errorf("-overlay with objects: exit %d, stderr %q", code, errb.String())
+	}
 	// -from with a scenario, and a file with nothing to simulate.
 	errb.Reset()
 	if code := run([]string{"-from", "../../../testdata/manifests/nginx-deployment.yaml", nginx}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "is a scenario, not a manifest") {

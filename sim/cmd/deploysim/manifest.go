@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/deploymath/deploymath/sim"
@@ -143,8 +144,37 @@ func objectsOf(s *snapshot.Snapshot) []any {
 	return out
 }
 
-// loadScenario reads a scenario file, or manifests (see manifestScenario).
-func loadScenario(file, from string) (*sim.Scenario, error) {
+// withOverlay lays the scenario file overlay (a scenario without objects)
+// over sc: its cluster (delays, failures, nodes) when it sets one, its
+// seed, time limit and expectations when set, and its steps after sc's.
+// It states the assumptions of a what-if ("the new image crash-loops").
+func withOverlay(sc *sim.Scenario, overlay string) (*sim.Scenario, error) {
+	ov, err := sim.LoadScenario(overlay)
+	if err != nil {
+		return nil, err
+	}
+	if len(ov.Objects) > 0 {
+		return nil, fmt.Errorf("-overlay %s: an overlay has no objects (the manifests give them)", overlay)
+	}
+	if !reflect.DeepEqual(ov.Cluster, sim.Cluster{}) {
+		sc.Cluster = ov.Cluster
+	}
+	if ov.Seed != 0 {
+		sc.Seed = ov.Seed
+	}
+	if ov.Until != 0 {
+		sc.Until = ov.Until
+	}
+	if len(ov.Expect) > 0 {
+		sc.Expect = ov.Expect
+	}
+	sc.Steps = append(sc.Steps, ov.Steps...)
+	return sc, nil
+}
+
+// loadScenario reads a scenario file, or manifests (see manifestScenario)
+// with an optional overlay.
+func loadScenario(file, from, overlay string) (*sim.Scenario, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
@@ -153,7 +183,14 @@ func loadScenario(file, from string) (*sim.Scenario, error) {
 		if from != "" {
 			return nil, fmt.Errorf("-from %s: %s is a scenario, not a manifest: -from takes the state a manifest is applied to", from, file)
 		}
+		if overlay != "" {
+			return nil, fmt.Errorf("-overlay %s: %s is a scenario, not a manifest: write the assumptions in the scenario itself", overlay, file)
+		}
 		return sim.LoadScenario(file)
 	}
-	return manifestScenario(file, from)
+	sc, err := manifestScenario(file, from)
+	if err != nil || overlay == "" {
+		return sc, err
+	}
+	return withOverlay(sc, overlay)
 }
