@@ -12,28 +12,15 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-const bareDeployment = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx-deployment
-  labels:
-    app: nginx
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: nginx
-  template:
-    metadata:
-      labels:
-        app: nginx
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.14.2
-        ports:
-        - containerPort: 80
-`
+// bareDeployment is the Kubernetes docs' nginx Deployment, as users keep
+// it (also what deploysim's manifest tests run).
+var bareDeployment = func() string {
+	b, err := os.ReadFile("../../testdata/manifests/nginx-deployment.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // shape is what a test checks of a snapshot: the objects read, by kind,
 // as "namespace/name@line", and the ignored kinds.
