@@ -1,13 +1,14 @@
 package rollout
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/deploymath/deploymath/internal/apirules"
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -79,9 +80,7 @@ func (s *Snapshot) apply(a Action) error {
 			return err
 		}
 		d := s.Deployment.DeepCopy()
-		// The apps registry bumps the generation when the spec or the
-		// annotations change (annotations are copied to ReplicaSets).
-		if !equality.Semantic.DeepEqual(d.Spec, a.Deployment.Spec) || !equality.Semantic.DeepEqual(d.Annotations, a.Deployment.Annotations) {
+		if apirules.DeploymentGenerationBumps(d, a.Deployment) {
 			d.Generation++
 		}
 		d.ObjectMeta.Annotations = a.Deployment.DeepCopy().Annotations
@@ -130,7 +129,7 @@ func (s *Snapshot) updateRS(want *appsv1.ReplicaSet) error {
 	rs.CreationTimestamp = cur.CreationTimestamp
 	rs.Status = *cur.Status.DeepCopy()
 	rs.Generation = cur.Generation
-	if !equality.Semantic.DeepEqual(cur.Spec, rs.Spec) {
+	if apirules.ReplicaSetGenerationBumps(&cur.Spec, &rs.Spec) {
 		rs.Generation++
 	}
 	rs.ResourceVersion = nextVersion(cur.ResourceVersion)
@@ -140,8 +139,7 @@ func (s *Snapshot) updateRS(want *appsv1.ReplicaSet) error {
 
 func checkVersion(sent, stored, resource, name string) error {
 	if sent != "" && sent != stored {
-		//lint:ignore ST1005 the API server's message, verbatim
-		return fmt.Errorf("Operation cannot be fulfilled on %s %q: the object has been modified; please apply your changes to the latest version and try again", resource, name)
+		return errors.New(apirules.ConflictMessage(resource, name))
 	}
 	return nil
 }

@@ -14,6 +14,9 @@
 // Directories, bottom up (each imports only those above it in this list,
 // checked by .ci/run):
 //
+//   - internal/apirules (top level): the API server's write rules the
+//     simulator shares with rollout.Apply (when a write bumps the
+//     generation, the conflict message).
 //   - sim/internal/correlator: client-go's event recorder as a pure model
 //     (aggregation, deduplication, spam filter).
 //   - sim/snapshot: reads cluster state (kubectl get -o yaml|json, lists,

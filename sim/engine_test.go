@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 )
 
@@ -133,32 +130,6 @@ func BenchmarkPodsToDelete(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s.podsToDelete(st, 1)
-	}
-}
-
-// rsSpecChanged answers like the reflective comparison, through its fast
-// path (shared selector and template) and outside it.
-func TestRSSpecChanged(t *testing.T) {
-	three, four := int32(3), int32(4)
-	base := appsv1.ReplicaSetSpec{Replicas: &three, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}},
-		Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}}}}
-	same := base
-	sameValue := base
-	sameValue.Replicas = &three
-	resized := base
-	resized.Replicas = &four
-	minReady := base
-	minReady.MinReadySeconds = 5
-	copied := *base.DeepCopy()
-	edited := *base.DeepCopy()
-	edited.Template.Spec.Containers[0].Image = "j"
-	for name, b := range map[string]appsv1.ReplicaSetSpec{
-		"same": same, "same value": sameValue, "resized": resized, "minReadySeconds": minReady,
-		"deep copy": copied, "other image": edited,
-	} {
-		if got, want := rsSpecChanged(&base, &b), specChanged(&base, &b); got != want {
-			t.Errorf("%s: rsSpecChanged = %v, specChanged = %v", name, got, want)
-		}
 	}
 }
 

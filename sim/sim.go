@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/deploymath/deploymath/internal/apirules"
 	"github.com/deploymath/deploymath/rollout"
 	"github.com/deploymath/deploymath/sim/internal/correlator"
 	appsv1 "k8s.io/api/apps/v1"
@@ -715,7 +716,7 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	rs.DeletionTimestamp = old.DeletionTimestamp
 	rs.Status = old.Status
 	rs.Generation = old.Generation
-	if rsSpecChanged(&old.Spec, &rs.Spec) {
+	if apirules.ReplicaSetGenerationBumps(&old.Spec, &rs.Spec) {
 		rs.Generation++
 	}
 	rs.ResourceVersion = s.st.nextRV()
@@ -900,7 +901,7 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	d.UID = old.UID
 	d.CreationTimestamp = old.CreationTimestamp
 	d.Generation = old.Generation
-	if specChanged(&old.Spec, &d.Spec) || specChanged(old.Annotations, d.Annotations) {
+	if apirules.DeploymentGenerationBumps(old, d) {
 		d.Generation++
 	}
 	key := objKey(d.Namespace, d.Name)

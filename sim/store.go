@@ -5,11 +5,10 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unsafe"
 
+	"github.com/deploymath/deploymath/internal/apirules"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,7 +28,7 @@ type apiError struct {
 func (e *apiError) Error() string { return e.msg }
 
 func conflictError(resource, name string) error {
-	return &apiError{"Conflict", fmt.Sprintf("Operation cannot be fulfilled on %s %q: the object has been modified; please apply your changes to the latest version and try again", resource, name)}
+	return &apiError{"Conflict", apirules.ConflictMessage(resource, name)}
 }
 
 func notFoundError(resource, name string) error {
@@ -266,30 +265,4 @@ func deploymentSelects(d *appsv1.Deployment, lbls map[string]string) bool {
 		return false
 	}
 	return sel.Matches(labels.Set(lbls))
-}
-
-// specChanged reports whether two specs differ semantically. Pass pointers
-// (a spec boxed by value would be copied).
-func specChanged(a, b any) bool { return !equality.Semantic.DeepEqual(a, b) }
-
-// rsSpecChanged is specChanged for ReplicaSet specs. The Deployment
-// controller's writes (a new size, annotations) leave the selector and the
-// template the very same memory: then comparing sizes and minReadySeconds
-// decides, without reflection. Anything else goes to specChanged.
-func rsSpecChanged(a, b *appsv1.ReplicaSetSpec) bool {
-	if a.Selector == b.Selector && sameTemplateMemory(&a.Template, &b.Template) {
-		return a.MinReadySeconds != b.MinReadySeconds || !int32PtrEqual(a.Replicas, b.Replicas)
-	}
-	return specChanged(a, b)
-}
-
-// sameTemplateMemory reports whether two templates are the same bytes,
-// which makes them equal (every pointer, slice and map is the same one).
-func sameTemplateMemory(a, b *corev1.PodTemplateSpec) bool {
-	n := unsafe.Sizeof(*a)
-	return unsafe.String((*byte)(unsafe.Pointer(a)), n) == unsafe.String((*byte)(unsafe.Pointer(b)), n)
-}
-
-func int32PtrEqual(a, b *int32) bool {
-	return a == b || (a != nil && b != nil && *a == *b)
 }
