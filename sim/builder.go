@@ -123,8 +123,8 @@ func (sc *Scenario) prepared() (*Scenario, error) {
 	if sc.validated {
 		return sc, nil
 	}
-	if len(sc.Objects) == 0 && !slices.ContainsFunc(sc.Steps, func(st Step) bool { return len(st.Apply) > 0 }) {
-		return nil, fmt.Errorf("scenario %q has no objects: add a Deployment with WithDeployment (or manifests to Objects); a Scenario built in Go must carry its objects there", sc.Name)
+	if len(sc.Objects) == 0 && sc.state == nil && !slices.ContainsFunc(sc.Steps, func(st Step) bool { return len(st.Apply) > 0 }) {
+		return nil, fmt.Errorf("scenario %q has no objects: add a Deployment with WithDeployment (or manifests to Objects, or a cluster's state with WithState); a Scenario built in Go must carry its objects there", sc.Name)
 	}
 	c := *sc
 	c.Steps = slices.Clone(sc.Steps)

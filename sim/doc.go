@@ -25,9 +25,11 @@
 //     explain).
 //   - sim (this package): the simulator. By file: scenario.go, steps.go,
 //     podsteps.go, builder.go, variant.go, outcome.go (the scenario format
-//     and its steps); queue.go (the engine's event queue and work queue);
-//     sim.go (the engine loop, the Deployment controller shell on
-//     rollout.Planner, the API-server writes); store.go (the API-server
+//     and its steps); state.go (a run that starts from a cluster's
+//     state: its objects stored as they are, its pods' next moves);
+//     queue.go (the engine's event queue and work queue); sim.go (the
+//     engine loop, the Deployment controller shell on rollout.Planner,
+//     the API-server writes); store.go (the API-server
 //     model: objects, resourceVersions, conflicts, generation);
 //     informer.go (the Deployment controller's informer delay); pods.go,
 //     unreachable.go (the cluster: ReplicaSet controller, scheduler,
@@ -39,10 +41,11 @@
 //   - sim/cmd/deploysim: the command.
 //
 // Data flows from a [Scenario] (or manifests, or a snapshot's objects via
-// deploysim) into the engine, which runs the steps and the controllers
-// against the API-server model on a virtual clock; every write and event
-// lands in the [Trace], the [Summary], the outcomes, the event list and,
-// with [Options].Check, the invariants' [Violation]s.
+// deploysim, as a [State] to start from) into the engine, which runs the
+// steps and the controllers against the API-server model on a virtual
+// clock; every write and event lands in the [Trace], the [Summary], the
+// outcomes, the event list and, with [Options].Check, the invariants'
+// [Violation]s.
 //
 // # Engine
 //

@@ -2,8 +2,10 @@ package sim_test
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/deploymath/deploymath/sim"
+	"github.com/deploymath/deploymath/sim/snapshot"
 )
 
 // Run a small scenario and print its summary.
@@ -48,4 +50,31 @@ steps:
 	//   peak pods:           4
 	//   min available:       2
 	//   below minAvailable:  0s
+}
+
+// Start from a cluster's state, as `kubectl get deploy,rs,pods -o yaml`
+// printed it (read with sim/snapshot), and see how each rollout ends.
+func ExampleScenario_WithState() {
+	snap, err := snapshot.ReadFile("../testdata/clusters/rolling.yaml", snapshot.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sc := sim.NewScenario("what-next").WithState(&sim.State{
+		Now:         snap.Latest(), // the dump's moment is the run's t=0
+		Deployments: snap.Deployments, ReplicaSets: snap.ReplicaSets, Pods: snap.Pods,
+	})
+	// The assumption that web's unready pods never become ready.
+	sc.Cluster.Failures = []sim.FailureRule{{Image: "shop/web:1.1-unready", Mode: "never-ready"}}
+	res, err := sim.Run(sc, sim.Options{Until: 15 * time.Minute})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, o := range res.Outcomes {
+		fmt.Println(o.Deployment, o.Outcome)
+	}
+	// Output:
+	// shop/api Complete
+	// shop/web ProgressDeadlineExceeded
 }

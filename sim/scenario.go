@@ -100,6 +100,8 @@ type Scenario struct {
 	validated bool
 	// buildErr is the first error of the With methods.
 	buildErr error
+	// state is the cluster state the run starts from (WithState).
+	state *State
 }
 
 // The simulator's limits. Inputs beyond them are refused with an error
@@ -787,6 +789,16 @@ func (sc *Scenario) validate(src []byte) error {
 		}
 	}
 	created := slices.Clone(sc.deployments)
+	if sc.state != nil {
+		deps, err := sc.state.validate()
+		if err != nil {
+			return err
+		}
+		if total+int64(sumReplicas(deps)) > MaxTotalReplicas {
+			return fmt.Errorf("state: the Deployments of the state and of objects have %d replicas in all, above the simulator's limit of %d (sim.MaxTotalReplicas)", total+int64(sumReplicas(deps)), MaxTotalReplicas)
+		}
+		created = append(created, deps...)
+	}
 	for i := range sc.Steps {
 		if d, ok := sc.Steps[i].apply.(*appsv1.Deployment); ok {
 			created = append(created, rollout.Default(d))

@@ -198,6 +198,9 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	for i, n := range sc.Cluster.Nodes {
 		s.nodes = append(s.nodes, &nodeState{Name: n.Name, Capacity: n.Capacity, slot: int32(i + 1)})
 	}
+	if sc.state != nil {
+		s.stateNodes(sc.state)
+	}
 	if len(s.nodes) == 0 {
 		s.nodes = append(s.nodes, &nodeState{Name: "node-1", Capacity: 1 << 30, slot: 1})
 	}

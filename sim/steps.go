@@ -18,6 +18,11 @@ import (
 
 // load creates the scenario's objects at time 0 and schedules its steps.
 func (s *Sim) load() error {
+	if s.sc.state != nil {
+		if err := s.loadState(s.sc.state); err != nil {
+			return err
+		}
+	}
 	for _, cm := range s.sc.configMaps {
 		cm = cm.DeepCopy()
 		cm.UID, cm.ResourceVersion, cm.CreationTimestamp = s.st.nextUID(), s.st.nextRV(), s.stamp()

@@ -3,12 +3,14 @@ package sim
 import (
 	"fmt"
 
+	"github.com/deploymath/deploymath/internal/apirules"
 	"github.com/deploymath/deploymath/rollout"
 	appsv1 "k8s.io/api/apps/v1"
 )
 
 // Variant returns a copy of sc in which every Deployment the scenario
-// creates (its objects and its apply steps) is replaced by edit's result
+// creates (its objects and its apply steps) or starts from (its
+// [State]) is replaced by edit's result
 // and the cluster is changed by cluster (either may be nil); sc is not
 // modified. edit receives a copy of each Deployment defaulted as the API
 // server stores it (so its strategy's fields are set) and may change it in
@@ -46,6 +48,24 @@ func (sc *Scenario) Variant(edit func(*appsv1.Deployment) *appsv1.Deployment, cl
 			return nil, err
 		}
 		c.deployments = append(c.deployments, e)
+	}
+	if sc.state != nil {
+		st := *sc.state
+		st.Deployments = nil
+		for _, d := range sc.state.Deployments {
+			e, err := check(d)
+			if err != nil {
+				return nil, err
+			}
+			// As if applied just before the state was taken: a change of
+			// the spec or the annotations is a new generation the
+			// controller has not observed yet.
+			if apirules.DeploymentGenerationBumps(rollout.Default(d), e) {
+				e.Generation = d.Generation + 1
+			}
+			st.Deployments = append(st.Deployments, e)
+		}
+		c.state = &st
 	}
 	c.Steps = append([]Step(nil), sc.Steps...)
 	for i := range c.Steps {

@@ -10,16 +10,19 @@
 //
 // Instead of a scenario, the file may hold Kubernetes objects (a manifest
 // as users write it, several documents, a List, or kubectl get -o yaml|json
-// output): its Deployments, ConfigMaps and Secrets are created on a
-// default cluster (defaulted as the API server defaults them) and the run
-// goes on until they settle. With -from STATE, STATE's objects are created
-// first and, once they are rolled out, the file's objects are applied as
-// `kubectl apply -f` would: the run shows what that apply does. From a
-// kubectl dump only the objects' specs are taken (the run rolls them out
-// afresh; it does not start from the pods' current state). -overlay FILE
-// lays a scenario without objects over such a run: its cluster (delays,
-// failures such as "the new image crash-loops"), steps, seed, time limit
-// and expect:.
+// output). Bare manifests: its Deployments, ConfigMaps and Secrets are
+// created on a default cluster (defaulted as the API server defaults them)
+// and the run goes on until they settle. Cluster state (a dump with
+// ReplicaSets or Pods, or Deployments with a status): the run starts from
+// the dump's objects as they are, times shifted so that the dump's moment
+// (-now, default its latest time) is t=0, and shows what happens next
+// (sim.State says what pods on their way are assumed to do). With -from
+// STATE, the file's objects are applied as `kubectl apply -f` would: at t=0
+// of a run from STATE when STATE is cluster state, or once STATE's
+// manifests are rolled out. -overlay FILE lays a scenario without objects
+// over such a run: its cluster (delays, failures such as "the new image
+// crash-loops" or "these pods never become ready"), steps, seed, time
+// limit and expect:.
 //
 // Flags (before or after the file name):
 //
@@ -196,8 +199,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	svg := fs.String("svg", "", "write an SVG chart to this file")
 	check := fs.Bool("check", false, "check invariants and exit 1 on a violation")
-	from := fs.String("from", "", "with a manifest FILE: the `STATE` (manifests or kubectl get -o yaml output) that FILE is applied to once rolled out")
+	from := fs.String("from", "", "with a manifest FILE: the `STATE` FILE is applied to: cluster state (kubectl get deploy,rs,pods -o yaml output; applied at once) or manifests (applied once rolled out)")
 	overlay := fs.String("overlay", "", "with a manifest FILE: a scenario without objects (`FILE`) whose cluster, steps and expect: are laid over the run, e.g. a failure rule for the new image")
+	nowFlag := fs.String("now", "", "with cluster state (kubectl get -o yaml output): the `RFC3339` moment it was taken, the run's time 0 (default: the latest time in it)")
 	events := fs.Bool("events", false, "after the trace, list the Events as `kubectl get events -o wide` shows them at the end of the run (aggregated by client-go's rules)")
 	writes := fs.Bool("writes", false, "with -format json, list every accepted write of a Deployment or ReplicaSet in order (\"writes\")")
 	requireComplete := fs.Bool("require-complete", false, "exit 1 when a Deployment's rollout is not complete at the end of the run (unless the scenario's expect: says so)")
@@ -241,7 +245,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	sc, err := loadScenario(files[0], *from, *overlay)
+	var now time.Time
+	if *nowFlag != "" {
+		if now, err = time.Parse(time.RFC3339, *nowFlag); err != nil {
+			fmt.Fprintf(stderr, "deploysim: -now %q: want an RFC 3339 time such as 2026-11-23T10:00:00Z\n", *nowFlag)
+			return 2
+		}
+	}
+	sc, err := loadScenario(files[0], *from, *overlay, now)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

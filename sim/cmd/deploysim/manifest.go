@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/deploymath/deploymath/sim"
 	"github.com/deploymath/deploymath/sim/snapshot"
@@ -48,29 +49,47 @@ func stripComments(b []byte) []byte {
 	return bytes.Join(out, []byte("\n"))
 }
 
-// manifestScenario turns manifests into a scenario on the default cluster.
-// Without from, the objects of file are created at t=0 and the run goes
-// on until everything settles. With from (manifests or a kubectl dump),
-// from's Deployments, ConfigMaps and Secrets are created at t=0 and, once
-// the first of file's Deployments (or, without one, the first of from's)
-// has all its replicas available, every object of file is applied as
-// `kubectl apply -f file` would: the run shows what that apply does to the
-// rollout. From a dump only the objects' specs are taken: the run rolls
-// them out afresh rather than starting from the pods' current state.
-func manifestScenario(file, from string) (*sim.Scenario, error) {
+// manifestScenario turns manifests, or a cluster's state, into a scenario.
+//
+// A file that holds cluster state (kubectl get -o yaml output with
+// ReplicaSets or Pods, or Deployments with a status) is a what-next run:
+// the simulator starts from that state (sim.State, taken at now or, when
+// now is zero, at the latest time in the file) and runs on. Bare
+// manifests are created at t=0 on a default cluster and the run goes on
+// until everything settles.
+//
+// With from, file's objects are applied as `kubectl apply -f file` would,
+// to from's: when from is cluster state, at t=0 of a run that starts from
+// it; when from holds manifests, once they are rolled out (the first of
+// file's Deployments, or without one the first of from's, has all its
+// replicas available).
+func manifestScenario(file, from string, now time.Time) (*sim.Scenario, error) {
 	next, err := snapshot.ReadFile(file, snapshot.Options{})
 	if err != nil {
 		return nil, err
 	}
-	if len(next.Deployments)+len(next.ConfigMaps)+len(next.Secrets) == 0 {
-		return nil, fmt.Errorf("%s: no Deployment, ConfigMap or Secret to simulate", file)
-	}
 	name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	if from == "" {
+		if isState(next) {
+			sc := sim.NewScenario(name)
+			sc.Description = "what happens next to the cluster state of " + file
+			st, err := stateOf(next, now, file)
+			if err != nil {
+				return nil, err
+			}
+			sc.WithState(st)
+			return sc, nil
+		}
+		if len(next.Deployments)+len(next.ConfigMaps)+len(next.Secrets) == 0 {
+			return nil, fmt.Errorf("%s: no Deployment, ConfigMap or Secret to simulate", file)
+		}
 		sc := sim.NewScenario(name)
 		sc.Description = "the manifests of " + file + " created on a default cluster"
 		addObjects(sc, next)
 		return sc, nil
+	}
+	if len(next.Deployments)+len(next.ConfigMaps)+len(next.Secrets) == 0 {
+		return nil, fmt.Errorf("%s: no Deployment, ConfigMap or Secret to apply", file)
 	}
 	prev, err := snapshot.ReadFile(from, snapshot.Options{})
 	if err != nil {
@@ -80,6 +99,18 @@ func manifestScenario(file, from string) (*sim.Scenario, error) {
 		return nil, fmt.Errorf("-from %s: no Deployment", from)
 	}
 	sc := sim.NewScenario(name)
+	if isState(prev) {
+		sc.Description = "kubectl apply -f " + file + " on the cluster state of " + from
+		st, err := stateOf(prev, now, "-from "+from)
+		if err != nil {
+			return nil, err
+		}
+		sc.WithState(st)
+		for _, o := range objectsOf(next) {
+			sc.WithApply(0, o)
+		}
+		return sc, nil
+	}
 	sc.Description = "kubectl apply -f " + file + " on the objects of " + from + ", once they are rolled out"
 	addObjects(sc, prev)
 	wait := prev.Deployments[0]
@@ -97,6 +128,33 @@ func manifestScenario(file, from string) (*sim.Scenario, error) {
 		sc.Steps[len(sc.Steps)-1].When = when
 	}
 	return sc, nil
+}
+
+// isState reports whether s is a cluster's state rather than manifests:
+// it has ReplicaSets or Pods, or a Deployment with a status.
+func isState(s *snapshot.Snapshot) bool {
+	if len(s.ReplicaSets) > 0 || len(s.Pods) > 0 {
+		return true
+	}
+	for _, d := range s.Deployments {
+		if d.Status.ObservedGeneration > 0 || len(d.Status.Conditions) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// stateOf is the simulator's view of a snapshot read from name, taken at
+// now (zero: the latest time in the snapshot).
+func stateOf(s *snapshot.Snapshot, now time.Time, name string) (*sim.State, error) {
+	if now.IsZero() {
+		now = s.Latest()
+	}
+	if now.IsZero() {
+		return nil, fmt.Errorf("%s: the state holds no time to start from: say when it was taken with -now (RFC 3339)", name)
+	}
+	return &sim.State{Now: now, Deployments: s.Deployments, ReplicaSets: s.ReplicaSets, Pods: s.Pods,
+		ConfigMaps: s.ConfigMaps, Secrets: s.Secrets, Nodes: s.Nodes}, nil
 }
 
 // addObjects adds s's Deployments, ConfigMaps and Secrets to sc as
@@ -172,14 +230,17 @@ func withOverlay(sc *sim.Scenario, overlay string) (*sim.Scenario, error) {
 	return sc, nil
 }
 
-// loadScenario reads a scenario file, or manifests (see manifestScenario)
-// with an optional overlay.
-func loadScenario(file, from, overlay string) (*sim.Scenario, error) {
+// loadScenario reads a scenario file, or manifests or cluster state (see
+// manifestScenario) with an optional overlay.
+func loadScenario(file, from, overlay string, now time.Time) (*sim.Scenario, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
 	if !isManifest(data) {
+		if !now.IsZero() {
+			return nil, fmt.Errorf("-now: %s is a scenario: -now is the moment a cluster state was taken", file)
+		}
 		if from != "" {
 			return nil, fmt.Errorf("-from %s: %s is a scenario, not a manifest: -from takes the state a manifest is applied to", from, file)
 		}
@@ -188,7 +249,7 @@ func loadScenario(file, from, overlay string) (*sim.Scenario, error) {
 		}
 		return sim.LoadScenario(file)
 	}
-	sc, err := manifestScenario(file, from)
+	sc, err := manifestScenario(file, from, now)
 	if err != nil || overlay == "" {
 		return sc, err
 	}

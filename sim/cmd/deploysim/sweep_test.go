@@ -323,7 +323,8 @@ func TestSweepMoreParametersAndChart(t *testing.T) {
 	}
 }
 
-// The commands README.md shows run as shown.
+// The commands README.md shows run as shown, exiting 0 or as their
+// comment says.
 func TestREADMECommands(t *testing.T) {
 	readme, err := os.ReadFile("../../../README.md")
 	if err != nil {
@@ -335,7 +336,13 @@ func TestREADMECommands(t *testing.T) {
 		if !ok {
 			continue
 		}
-		rest, _, _ = strings.Cut(rest, "  #")
+		rest, comment, _ := strings.Cut(rest, "  #")
+		want := 0 // or as the comment says: "# exits 1: ..."
+		if c, ok := strings.CutPrefix(strings.TrimSpace(comment), "exits "); ok {
+			if want, err = strconv.Atoi(c[:1]); err != nil {
+				t.Fatalf("README: %s: %v", line, err)
+			}
+		}
 		var args []string
 		for _, f := range strings.Fields(rest) {
 			f = strings.Trim(f, "'")
@@ -348,8 +355,8 @@ func TestREADMECommands(t *testing.T) {
 			args = append(args, f)
 		}
 		var out, errb bytes.Buffer
-		if code := run(args, &out, &errb); code != 0 {
-			t.Errorf("README: deploysim %s: exit %d: %s", rest, code, errb.String())
+		if code := run(args, &out, &errb); code != want {
+			t.Errorf("README: deploysim %s: exit %d, want %d: %s", rest, code, want, errb.String())
 		}
 		n++
 	}

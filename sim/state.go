@@ -1,0 +1,523 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/deploymath/deploymath/rollout"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// State is the state of a cluster a run starts from (see
+// [Scenario.WithState]): the objects as the API server holds them, with
+// their status, revisions, generations and conditions, and the pods as
+// their kubelets last reported them. It is what `kubectl get
+// deploy,rs,pods -o yaml` shows; sim/snapshot reads such output.
+//
+// Time is shifted so that Now is the run's time 0 ([Epoch]): a pod
+// created 90 s before Now was created at -1m30s, a Progressing condition
+// last updated 5 min before Now reaches a 10 min progress deadline at
+// t=5m.
+//
+// What each pod does next comes from what it shows and from the
+// scenario's cluster model:
+//   - a pod not yet bound to a node is scheduled at time 0;
+//   - a pod waiting to start (Pending on a node) starts after a draw of
+//     cluster.startup, a running pod that is not ready becomes ready after
+//     a draw of cluster.readiness, and a ready pod becomes available once
+//     it has been ready for its ReplicaSet's minReadySeconds;
+//   - a container waiting in CrashLoopBackOff keeps crash-looping, one
+//     waiting in ErrImagePull, ImagePullBackOff, InvalidImageName,
+//     ErrImageNeverPull or CreateContainerConfigError keeps its pod
+//     Pending; a pod that is not ready and shows neither follows the
+//     scenario's failure rules (cluster.failures), as a new pod would;
+//   - a terminating pod is gone at its deletionTimestamp (the end of its
+//     grace period), or after a draw of cluster.termination when that has
+//     passed;
+//   - a pod whose controller is not a ReplicaSet of the state is left out.
+//
+// The objects are read, never modified. A State holds pointers: keep its
+// objects unchanged while a scenario that uses it exists.
+type State struct {
+	// Now is the moment the state was taken (for a dump, the latest time
+	// in it; sim/snapshot's Latest). Required; truncated to the second,
+	// as the API serializes times.
+	Now time.Time
+	// Deployments, ReplicaSets and Pods as stored, status included.
+	// Deployments are defaulted as the API server defaults them.
+	Deployments []*appsv1.Deployment
+	ReplicaSets []*appsv1.ReplicaSet
+	Pods        []*corev1.Pod
+	// ConfigMaps and Secrets (for the restart controller).
+	ConfigMaps []*corev1.ConfigMap
+	Secrets    []*corev1.Secret
+	// Nodes: each becomes a simulated node with room for its allocatable
+	// pods (110 when it does not say); a cordoned node (unschedulable) or
+	// one not Ready takes no new pods. A node a pod names that is not
+	// listed here or in the scenario's cluster is added with unlimited
+	// room. The scenario's cluster.nodes come first and win over a Node of
+	// the same name.
+	Nodes []*corev1.Node
+}
+
+// WithState makes the run start from st, a copy of whose lists is kept,
+// instead of an empty cluster: its objects are stored at time 0 as they
+// are (the scenario's objects, if any, are created after them), every
+// Deployment and ReplicaSet is queued as an informer's first list queues
+// it (the Deployments first, so the first sync of each plans from the
+// state as `deploysim explain` does), and its pods go on as [State]
+// says. Steps (kubectl apply, scale, …) act on the stored objects. The
+// state is checked when the scenario is run; see [State] for the rules.
+func (sc *Scenario) WithState(st *State) *Scenario {
+	if st == nil {
+		sc.state = nil
+		return sc
+	}
+	c := &State{Now: st.Now,
+		Deployments: slices.Clone(st.Deployments), ReplicaSets: slices.Clone(st.ReplicaSets), Pods: slices.Clone(st.Pods),
+		ConfigMaps: slices.Clone(st.ConfigMaps), Secrets: slices.Clone(st.Secrets), Nodes: slices.Clone(st.Nodes)}
+	sc.state = c
+	sc.validated = false
+	return sc
+}
+
+func sumReplicas(deps []*appsv1.Deployment) int64 {
+	var n int64
+	for _, d := range deps {
+		n += int64(replicas(d))
+	}
+	return n
+}
+
+// defaultNodePods is a node's pod capacity when its status does not say
+// (the kubelet's default maxPods).
+const defaultNodePods = 110
+
+// stateRef names an object of the state in errors: "Deployment shop/web".
+func stateRef(kind string, m *metav1.ObjectMeta) string {
+	ns := m.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	return fmt.Sprintf("state: %s %s/%s", kind, ns, m.Name)
+}
+
+// validate checks the state as New would refuse to load it, naming the
+// object and the field, and returns its Deployments, defaulted.
+func (st *State) validate() ([]*appsv1.Deployment, error) {
+	var errs []error
+	if st.Now.IsZero() {
+		errs = append(errs, errors.New("state: field \"now\": required (the moment the state was taken)"))
+	}
+	if n := len(st.Pods); n > 2*MaxTotalReplicas {
+		errs = append(errs, fmt.Errorf("state: %d pods, above the simulator's limit of %d (twice sim.MaxTotalReplicas)", n, 2*MaxTotalReplicas))
+	}
+	seen := map[string]bool{}
+	dup := func(kind string, m *metav1.ObjectMeta) error {
+		ref := stateRef(kind, m)
+		if m.Name == "" {
+			return fmt.Errorf("%s: field \"metadata.name\": required", ref)
+		}
+		if seen[ref] {
+			return fmt.Errorf("%s: given twice", ref)
+		}
+		seen[ref] = true
+		return nil
+	}
+	var deps []*appsv1.Deployment
+	var total int64
+	for i, d := range st.Deployments {
+		if d == nil {
+			errs = append(errs, fmt.Errorf("state: deployments[%d]: nil", i))
+			continue
+		}
+		if err := dup("Deployment", &d.ObjectMeta); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		dd := rollout.Default(d)
+		if n := replicas(dd); n > MaxReplicas {
+			errs = append(errs, fmt.Errorf("%s: %w", stateRef("Deployment", &d.ObjectMeta), errTooManyReplicas("spec.replicas", n)))
+			continue
+		}
+		if err := rollout.Validate(dd); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s", stateRef("Deployment", &d.ObjectMeta), strings.ReplaceAll(err.Error(), "\n", "; ")))
+			continue
+		}
+		if total += int64(replicas(dd)); total > MaxTotalReplicas {
+			errs = append(errs, fmt.Errorf("%s: field \"spec.replicas\": the Deployments of the state have %d replicas in all, above the simulator's limit of %d (sim.MaxTotalReplicas)", stateRef("Deployment", &d.ObjectMeta), total, MaxTotalReplicas))
+		}
+		deps = append(deps, dd)
+	}
+	for i, rs := range st.ReplicaSets {
+		if rs == nil {
+			errs = append(errs, fmt.Errorf("state: replicaSets[%d]: nil", i))
+			continue
+		}
+		if err := dup("ReplicaSet", &rs.ObjectMeta); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if n := rsReplicas(rs); n < 0 || n > MaxReplicas {
+			errs = append(errs, fmt.Errorf("%s: field \"spec.replicas\": %d is outside 0 to %d (sim.MaxReplicas)", stateRef("ReplicaSet", &rs.ObjectMeta), n, MaxReplicas))
+		}
+	}
+	names := map[string]string{} // pod name → reference: the simulator keys pods by name
+	for i, p := range st.Pods {
+		if p == nil {
+			errs = append(errs, fmt.Errorf("state: pods[%d]: nil", i))
+			continue
+		}
+		if err := dup("Pod", &p.ObjectMeta); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if other, ok := names[p.Name]; ok {
+			errs = append(errs, fmt.Errorf("%s: the simulator keys pods by name, and %s has the same one", stateRef("Pod", &p.ObjectMeta), other))
+		}
+		names[p.Name] = stateRef("Pod", &p.ObjectMeta)
+	}
+	for i, c := range st.ConfigMaps {
+		if c == nil {
+			errs = append(errs, fmt.Errorf("state: configMaps[%d]: nil", i))
+		} else if err := dup("ConfigMap", &c.ObjectMeta); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for i, c := range st.Secrets {
+		if c == nil {
+			errs = append(errs, fmt.Errorf("state: secrets[%d]: nil", i))
+		} else if err := dup("Secret", &c.ObjectMeta); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for i, n := range st.Nodes {
+		if n == nil || n.Name == "" {
+			errs = append(errs, fmt.Errorf("state: nodes[%d]: field \"metadata.name\": required", i))
+		}
+	}
+	return deps, errors.Join(errs...)
+}
+
+// stateNodes adds the state's nodes, and those its pods name, after the
+// scenario's.
+func (s *Sim) stateNodes(st *State) {
+	known := map[string]bool{}
+	for _, n := range s.nodes {
+		known[n.Name] = true
+	}
+	add := func(name string, capacity int, schedulable bool) {
+		if known[name] {
+			return
+		}
+		known[name] = true
+		s.nodes = append(s.nodes, &nodeState{Name: name, Capacity: capacity, tainted: !schedulable, slot: int32(len(s.nodes) + 1)})
+	}
+	for _, n := range st.Nodes {
+		capacity := defaultNodePods
+		if q, ok := n.Status.Allocatable[corev1.ResourcePods]; ok {
+			capacity = int(min(q.Value(), 1<<30))
+		}
+		ready := false
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady {
+				ready = c.Status == corev1.ConditionTrue
+			}
+		}
+		add(n.Name, capacity, ready && !n.Spec.Unschedulable)
+	}
+	for _, p := range st.Pods {
+		if p.Spec.NodeName != "" {
+			add(p.Spec.NodeName, 1<<30, true)
+		}
+	}
+}
+
+// stateClock converts the state's times to the run's: shift moves an API
+// time, at gives its offset from time 0.
+type stateClock struct{ now time.Time }
+
+func (c stateClock) shift(t metav1.Time) metav1.Time {
+	if t.IsZero() {
+		return t
+	}
+	return metav1.NewTime(Epoch.Add(t.Sub(c.now)))
+}
+
+func (c stateClock) at(t metav1.Time) time.Duration { return t.Sub(c.now) }
+
+// loadState stores the state (see State and Scenario.WithState).
+func (s *Sim) loadState(st *State) error {
+	clk := stateClock{now: st.Now.Truncate(time.Second)}
+	meta := func(m *metav1.ObjectMeta) {
+		if m.Namespace == "" {
+			m.Namespace = metav1.NamespaceDefault
+		}
+		if m.UID == "" {
+			m.UID = s.st.nextUID()
+		}
+		m.ResourceVersion = s.st.nextRV()
+		m.CreationTimestamp = clk.shift(m.CreationTimestamp)
+		if m.DeletionTimestamp != nil {
+			t := clk.shift(*m.DeletionTimestamp)
+			m.DeletionTimestamp = &t
+		}
+		m.ManagedFields = nil
+	}
+	for _, cm := range st.ConfigMaps {
+		cm = cm.DeepCopy()
+		meta(&cm.ObjectMeta)
+		s.st.configMaps[objKey(cm.Namespace, cm.Name)] = cm
+		s.observeRestart(cm)
+	}
+	for _, sec := range st.Secrets {
+		sec = storedSecret(sec)
+		meta(&sec.ObjectMeta)
+		s.st.secrets[objKey(sec.Namespace, sec.Name)] = sec
+		s.observeRestart(sec)
+	}
+	for _, d := range st.Deployments {
+		d = rollout.Default(d) // a copy
+		meta(&d.ObjectMeta)
+		d.Generation = max(d.Generation, 1)
+		d.Status.Conditions = slices.Clone(d.Status.Conditions)
+		for i := range d.Status.Conditions {
+			c := &d.Status.Conditions[i]
+			c.LastUpdateTime, c.LastTransitionTime = clk.shift(c.LastUpdateTime), clk.shift(c.LastTransitionTime)
+		}
+		key := objKey(d.Namespace, d.Name)
+		s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
+		s.st.deployments[key] = d
+		s.st.depKeys = addKey(s.st.depKeys, key)
+		s.seedCache(key, d, nil)
+		s.notify(queueKey{ctrlDeployment, key}) // also with an informer delay: the first list
+		s.met.touch(key)
+		s.observeRestart(d)
+	}
+	byUID := map[types.UID]*rsState{}
+	var loaded []*rsState
+	for _, rs := range st.ReplicaSets {
+		rs = rs.DeepCopy()
+		meta(&rs.ObjectMeta)
+		rs.Generation = max(rs.Generation, 1)
+		for i := range rs.Status.Conditions {
+			c := &rs.Status.Conditions[i]
+			c.LastTransitionTime = clk.shift(c.LastTransitionTime)
+		}
+		key := s.st.key(rs.Namespace, rs.Name)
+		rst := &rsState{key: key, rs: rs, uid: rs.UID, item: s.wq.item(queueKey{ctrlReplicaSet, key})}
+		rst.item.rsState = rst
+		s.st.indexRS(rs.Namespace, rst)
+		s.st.rsState[key] = rst
+		s.syncRSState(rst, rs)
+		s.seedCache(key, nil, rs)
+		s.rsChanged(nil, rs)
+		byUID[rs.UID] = rst
+		loaded = append(loaded, rst)
+	}
+	// Pods compare by UID in the deletion ranking; the simulator's own
+	// UIDs ("00000000-0000-4000-8000-…") sort before a cluster's random
+	// ones, so the state's pods are numbered after every UID the run can
+	// make, in the order of their UIDs.
+	pods := slices.Clone(st.Pods)
+	slices.SortStableFunc(pods, func(a, b *corev1.Pod) int { return strings.Compare(string(a.UID), string(b.UID)) })
+	uidNum := make(map[*corev1.Pod]uint64, len(pods))
+	for i, p := range pods {
+		uidNum[p] = 1<<62 + uint64(i)
+	}
+	left := 0
+	starts, readies := map[*rsState]int{}, map[*rsState]int{}
+	for _, pod := range st.Pods {
+		ref := metav1.GetControllerOfNoCopy(pod)
+		var rst *rsState
+		if ref != nil && ref.Kind == "ReplicaSet" {
+			rst = byUID[ref.UID]
+			if rst == nil && ref.UID == "" {
+				rst = s.st.rsState[s.st.key(namespaceOf(pod.Namespace), ref.Name)]
+			}
+		}
+		if rst == nil {
+			left++
+			continue
+		}
+		switch s.loadPod(pod, rst, uidNum[pod], clk) {
+		case assumeStart:
+			starts[rst]++
+		case assumeReady:
+			readies[rst]++
+		}
+	}
+	for _, k := range s.st.depKeys {
+		d := s.st.deployments[k]
+		s.note("state: deployment %s (%s; revision %s, generation %d observed %d)", d.Name, describeTemplate(d),
+			orNone(d.Annotations["deployment.kubernetes.io/revision"]), d.Generation, d.Status.ObservedGeneration)
+	}
+	// The assumptions about pods the state shows on their way, said where
+	// a reader of the trace sees them.
+	for _, r := range loaded {
+		if n := starts[r]; n > 0 {
+			s.note("state: replica set %s: %d pods not started yet: assumed to start after cluster.startup (%s–%s) and become ready as a new pod does", r.rs.Name, n, time.Duration(s.sc.Cluster.Startup.Min), time.Duration(s.sc.Cluster.Startup.Max))
+		}
+		if n := readies[r]; n > 0 {
+			s.note("state: replica set %s: %d pods running but not ready: assumed to become ready after cluster.readiness (%s–%s) unless a failure rule (cluster.failures, e.g. in an -overlay) matches them", r.rs.Name, n, time.Duration(s.sc.Cluster.Readiness.Min), time.Duration(s.sc.Cluster.Readiness.Max))
+		}
+	}
+	for _, r := range loaded {
+		if c := replicaFailure(r.rs.Status.Conditions); c != nil && c.Status == corev1.ConditionTrue && s.sc.Cluster.PodQuota == 0 {
+			s.note("state: replica set %s could not create pods (%s: %s); the run assumes nothing stops it now (set cluster.podQuota to keep a pod quota)", r.rs.Name, c.Reason, c.Message)
+		}
+	}
+	if left > 0 {
+		s.note("state: %d pods left out (their controller is not a ReplicaSet of the state)", left)
+	}
+	return nil
+}
+
+func namespaceOf(ns string) string {
+	if ns == "" {
+		return metav1.NamespaceDefault
+	}
+	return ns
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// Container waiting reasons that keep a pod as it is (see State).
+var (
+	crashLoopReasons = []string{"CrashLoopBackOff"}
+	pendingReasons   = []string{"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "CreateContainerConfigError"}
+)
+
+// assumption is what the run assumes of a pod of the state (for the
+// trace's notes).
+type assumption uint8
+
+const (
+	assumeNothing assumption = iota // the pod goes on as it shows
+	assumeStart                     // not started: starts as cluster.startup says
+	assumeReady                     // running, not ready: ready as cluster.readiness says
+)
+
+// loadPod adds a pod of the state to its ReplicaSet rst and sets the timer
+// of what it does next, which it returns.
+func (s *Sim) loadPod(pod *corev1.Pod, rst *rsState, uidNum uint64, clk stateClock) assumption {
+	p := &podState{
+		Name: pod.Name, Namespace: namespaceOf(pod.Namespace), UID: pod.UID, uidNum: uidNum, Labels: pod.Labels,
+		rs: rst, created: clk.at(pod.CreationTimestamp), phase: pod.Status.Phase, idx: len(rst.pods),
+	}
+	if p.phase == "" {
+		p.phase = corev1.PodPending
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue && p.phase == corev1.PodRunning {
+			p.ready = true
+			p.readyAt = p.created
+			if !c.LastTransitionTime.IsZero() {
+				p.readyAt = clk.at(c.LastTransitionTime)
+			}
+		}
+	}
+	for _, c := range pod.Status.ContainerStatuses {
+		p.restarts = max(p.restarts, c.RestartCount)
+		if w := c.State.Waiting; w != nil && !p.ready {
+			switch {
+			case slices.Contains(crashLoopReasons, w.Reason):
+				p.mode = modeCrashLoop
+			case slices.Contains(pendingReasons, w.Reason) && p.phase == corev1.PodPending:
+				p.mode = modePullError
+			}
+		}
+	}
+	if p.mode == modeHealthy && !p.ready {
+		p.mode = s.failureModeFor(&rst.rs.Spec.Template)
+	}
+	if pod.DeletionTimestamp != nil {
+		p.Terminating = true
+		grace := time.Duration(0)
+		if pod.DeletionGracePeriodSeconds != nil {
+			grace = time.Duration(*pod.DeletionGracePeriodSeconds) * time.Second
+		}
+		p.deletedAt = clk.at(*pod.DeletionTimestamp) - grace
+		p.ready = false
+	}
+	if p.ready {
+		p.available = rst.minReady == 0 || p.readyAt+rst.minReady <= 0
+	}
+	if pod.Spec.NodeName != "" {
+		for _, n := range s.nodes {
+			if n.Name == pod.Spec.NodeName {
+				p.node = n
+				break
+			}
+		}
+	}
+	s.st.pods[p.Name] = p
+	rst.pods = append(rst.pods, p)
+	rst.meta = append(rst.meta, podMeta{})
+	rst.hot = append(rst.hot, 0)
+	s.account(p, podFlags{})
+	if p.node != nil && !p.terminal() {
+		p.node.used++
+	}
+	switch {
+	case p.Terminating:
+		if p.node == nil || p.terminal() {
+			s.podTimer(p, evPodGone, 0)
+			return assumeNothing
+		}
+		left := clk.at(*pod.DeletionTimestamp)
+		if left <= 0 {
+			left = s.draw(s.sc.Cluster.Termination)
+		}
+		s.podTimer(p, evPodGone, left)
+	case p.terminal(), p.phase == corev1.PodUnknown:
+	case p.node == nil:
+		s.schedule(p)
+		if p.mode != modePullError {
+			return assumeStart
+		}
+	case p.phase == corev1.PodPending:
+		if p.mode != modePullError {
+			s.podTimer(p, evPodRunning, s.draw(s.sc.Cluster.Startup))
+			return assumeStart
+		}
+	case p.mode == modeCrashLoop:
+		s.podTimer(p, evPodCrash, crashBackoff(p.restarts)+crashAfter)
+	case !p.ready && p.mode == modeHealthy:
+		s.podTimer(p, evPodReady, s.draw(s.sc.Cluster.Readiness))
+		return assumeReady
+	case p.ready && !p.available:
+		s.podTimer(p, evPodAvailable, p.readyAt+rst.minReady)
+	}
+	return assumeNothing
+}
+
+// seedCache puts an object of the state into the Deployment controller's
+// informer cache at once (its first list), with cluster.informerDelay.
+func (s *Sim) seedCache(key string, d *appsv1.Deployment, rs *appsv1.ReplicaSet) {
+	if !s.delayed() {
+		return
+	}
+	if s.cache == nil {
+		s.cache = &informerCache{deployments: map[string]*appsv1.Deployment{}, rss: map[string]*appsv1.ReplicaSet{}}
+	}
+	if d != nil {
+		c := *d
+		s.cache.deployments[key] = &c
+	}
+	if rs != nil {
+		c := *rs
+		s.cache.rss[key] = &c
+	}
+}
