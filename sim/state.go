@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -85,6 +86,24 @@ func (sc *Scenario) WithState(st *State) *Scenario {
 	sc.state = c
 	sc.validated = false
 	return sc
+}
+
+// validReplicaSetSelector checks what the API server's validation of a
+// ReplicaSet says of its selector: required, not empty, valid, and
+// matching the template's labels.
+func validReplicaSetSelector(rs *appsv1.ReplicaSet) error {
+	sel := rs.Spec.Selector
+	if sel == nil || len(sel.MatchLabels)+len(sel.MatchExpressions) == 0 {
+		return errors.New(`field "spec.selector": required (an empty selector selects everything)`)
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return fmt.Errorf(`field "spec.selector": %w`, err)
+	}
+	if !s.Matches(labels.Set(rs.Spec.Template.Labels)) {
+		return fmt.Errorf(`field "spec.template.metadata.labels": %v does not match the selector %s`, rs.Spec.Template.Labels, s)
+	}
+	return nil
 }
 
 func sumReplicas(deps []*appsv1.Deployment) int64 {
@@ -166,6 +185,9 @@ func (st *State) validate() ([]*appsv1.Deployment, error) {
 		}
 		if n := rsReplicas(rs); n < 0 || n > MaxReplicas {
 			errs = append(errs, fmt.Errorf("%s: field \"spec.replicas\": %d is outside 0 to %d (sim.MaxReplicas)", stateRef("ReplicaSet", &rs.ObjectMeta), n, MaxReplicas))
+		}
+		if err := validReplicaSetSelector(rs); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", stateRef("ReplicaSet", &rs.ObjectMeta), err))
 		}
 	}
 	names := map[string]string{} // pod name → reference: the simulator keys pods by name
@@ -306,6 +328,10 @@ func (s *Sim) loadState(st *State) error {
 		rs = rs.DeepCopy()
 		meta(&rs.ObjectMeta)
 		rs.Generation = max(rs.Generation, 1)
+		if rs.Spec.Replicas == nil {
+			one := int32(1) // the API server's default
+			rs.Spec.Replicas = &one
+		}
 		for i := range rs.Status.Conditions {
 			c := &rs.Status.Conditions[i]
 			c.LastTransitionTime = clk.shift(c.LastTransitionTime)

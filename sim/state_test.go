@@ -279,6 +279,16 @@ func TestStateRefused(t *testing.T) {
 			d.Spec.Replicas = ptr.To(int32(MaxReplicas + 1))
 			s.Deployments[0] = d
 		}, "state: Deployment default/web: field \"spec.replicas\""},
+		{"selector", func(s *State) {
+			rs := s.ReplicaSets[0].DeepCopy()
+			rs.Spec.Selector = nil
+			s.ReplicaSets[0] = rs
+		}, `state: ReplicaSet default/web-h1: field "spec.selector": required`},
+		{"template labels", func(s *State) {
+			rs := s.ReplicaSets[0].DeepCopy()
+			rs.Spec.Template.Labels = map[string]string{"app": "web"}
+			s.ReplicaSets[0] = rs
+		}, `state: ReplicaSet default/web-h1: field "spec.template.metadata.labels": map[app:web] does not match the selector app=web,pod-template-hash=h1`},
 		{"pod names", func(s *State) {
 			p := s.Pods[0].DeepCopy()
 			p.Namespace = "other"
@@ -346,4 +356,28 @@ func TestStateDeterministicAndDelayed(t *testing.T) {
 		t.Errorf("two runs differ:\n%s", cmp.Diff(a, b))
 	}
 	run(10 * time.Millisecond)
+}
+
+// TestStateOddObjects: objects a cluster would not hold in that form (a
+// ReplicaSet without replicas, a pod without a phase or
+// times, one owned by a ReplicaSet the state lacks) are run without a
+// panic, as the API server's defaults would have them.
+func TestStateOddObjects(t *testing.T) {
+	w := newStateWorld(2, 2, 1)
+	w.old.Spec.Replicas = nil // 1, as the API server defaults it
+	w.cur.Status = appsv1.ReplicaSetStatus{}
+	p := w.pods[2]
+	p.Status = corev1.PodStatus{}
+	p.CreationTimestamp = metav1.Time{}
+	lost := readyPod(w.cur, 7, "")
+	lost.OwnerReferences[0].UID = "elsewhere"
+	st := w.state()
+	st.Pods = append(st.Pods, lost)
+	res, err := Run(NewScenario("odd").WithState(st), Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Outcomes) != 1 || len(res.Violations) > 0 {
+		t.Errorf("outcomes %v, violations %v", res.Outcomes, res.Violations)
+	}
 }
