@@ -122,6 +122,9 @@ func b2i(b bool) int32 {
 func (s *Sim) account(p *podState, before podFlags) {
 	after := p.flags()
 	p.gen++
+	if s.quotas != nil {
+		s.countQuotaPod(p, before, after)
+	}
 	if st := p.rs; st != nil {
 		st.active += b2i(after.active) - b2i(before.active)
 		st.ready += b2i(after.ready) - b2i(before.ready)
@@ -178,8 +181,13 @@ func (s *Sim) newPodName(prefix string) string {
 	}
 }
 
-// errQuota is the pod creation failure of a namespace over its pod quota.
-func (s *Sim) quotaError(name string) error {
+// quotaError is the pod creation failure of a namespace over its pod
+// quota: cluster.podQuota, or a ResourceQuota of the state (see
+// State.ResourceQuotas).
+func (s *Sim) quotaError(name, namespace string) error {
+	if err := s.nsQuotaError(name, namespace); err != nil {
+		return err
+	}
 	q := s.sc.Cluster.PodQuota
 	if q <= 0 || len(s.st.pods) < q {
 		return nil
@@ -196,7 +204,7 @@ func (s *Sim) createPod(rs *appsv1.ReplicaSet, st *rsState) error {
 		prefix = prefix[:58]
 	}
 	name := s.newPodName(prefix)
-	if err := s.quotaError(name); err != nil {
+	if err := s.quotaError(name, rs.Namespace); err != nil {
 		return err
 	}
 	uid, uidNum := s.st.nextUIDNum()
@@ -549,6 +557,14 @@ func (s *Sim) syncReplicaSet(it *wqItem) {
 		st.failure = ""
 	}
 	s.writeRSStatus(rs, st, createErr)
+	// Upstream's syncReplicaSet returns the creation error, and its
+	// handleErr requeues the key through the rate limiter, without a
+	// retry limit; a sync without error forgets the failures.
+	if createErr != nil {
+		s.addAfterItem(it, it.backoff())
+	} else {
+		it.failures = 0
+	}
 }
 
 // slowStart calls fn n times in batches of 1, 2, 4, … and stops after the
