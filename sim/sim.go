@@ -157,6 +157,10 @@ type Sim struct {
 	maxSpecReplicas int32
 	// pl plans every sync, reusing its memory (see rollout.Planner).
 	pl rollout.Planner
+	// quotas are the pod quotas of the state's ResourceQuotas by
+	// namespace, nsPods the pods they count (nil without any).
+	quotas map[string][]podQuota
+	nsPods map[string]int64
 }
 
 // New prepares a run of sc. The scenario is not modified. A scenario built

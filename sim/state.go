@@ -58,6 +58,11 @@ type State struct {
 	// ConfigMaps and Secrets (for the restart controller).
 	ConfigMaps []*corev1.ConfigMap
 	Secrets    []*corev1.Secret
+	// ResourceQuotas: a hard limit on pods ("pods" or "count/pods") stops
+	// pod creations in its namespace once that many pods that have not
+	// finished (phase neither Succeeded nor Failed) exist, as quota
+	// admission does; other resources are not modelled.
+	ResourceQuotas []*corev1.ResourceQuota
 	// Nodes: each becomes a simulated node with room for its allocatable
 	// pods (110 when it does not say); a cordoned node (unschedulable) or
 	// one not Ready takes no new pods. A node a pod names that is not
@@ -82,7 +87,8 @@ func (sc *Scenario) WithState(st *State) *Scenario {
 	}
 	c := &State{Now: st.Now,
 		Deployments: slices.Clone(st.Deployments), ReplicaSets: slices.Clone(st.ReplicaSets), Pods: slices.Clone(st.Pods),
-		ConfigMaps: slices.Clone(st.ConfigMaps), Secrets: slices.Clone(st.Secrets), Nodes: slices.Clone(st.Nodes)}
+		ConfigMaps: slices.Clone(st.ConfigMaps), Secrets: slices.Clone(st.Secrets), Nodes: slices.Clone(st.Nodes),
+		ResourceQuotas: slices.Clone(st.ResourceQuotas)}
 	sc.state = c
 	sc.validated = false
 	return sc
@@ -224,6 +230,21 @@ func (st *State) validate() ([]*appsv1.Deployment, error) {
 			errs = append(errs, fmt.Errorf("state: nodes[%d]: field \"metadata.name\": required", i))
 		}
 	}
+	for i, q := range st.ResourceQuotas {
+		if q == nil {
+			errs = append(errs, fmt.Errorf("state: resourceQuotas[%d]: nil", i))
+			continue
+		}
+		if err := dup("ResourceQuota", &q.ObjectMeta); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, r := range podQuotaResources {
+			if v, ok := q.Spec.Hard[r]; ok && v.Sign() < 0 {
+				errs = append(errs, fmt.Errorf("%s: field \"spec.hard.%s\": must not be negative", stateRef("ResourceQuota", &q.ObjectMeta), r))
+			}
+		}
+	}
 	return deps, errors.Join(errs...)
 }
 
@@ -291,6 +312,17 @@ func (s *Sim) loadState(st *State) error {
 			m.DeletionTimestamp = &t
 		}
 		m.ManagedFields = nil
+	}
+	for _, q := range st.ResourceQuotas {
+		for _, r := range podQuotaResources {
+			if v, ok := q.Spec.Hard[r]; ok {
+				if s.quotas == nil {
+					s.quotas, s.nsPods = map[string][]podQuota{}, map[string]int64{}
+				}
+				ns := namespaceOf(q.Namespace)
+				s.quotas[ns] = append(s.quotas[ns], podQuota{name: q.Name, resource: string(r), limit: v.Value()})
+			}
+		}
 	}
 	for _, cm := range st.ConfigMaps {
 		cm = cm.DeepCopy()
@@ -395,8 +427,8 @@ func (s *Sim) loadState(st *State) error {
 		}
 	}
 	for _, r := range loaded {
-		if c := replicaFailure(r.rs.Status.Conditions); c != nil && c.Status == corev1.ConditionTrue && s.sc.Cluster.PodQuota == 0 {
-			s.note("state: replica set %s could not create pods (%s: %s); the run assumes nothing stops it now (set cluster.podQuota to keep a pod quota)", r.rs.Name, c.Reason, c.Message)
+		if c := replicaFailure(r.rs.Status.Conditions); c != nil && c.Status == corev1.ConditionTrue && s.sc.Cluster.PodQuota == 0 && s.quotas[r.rs.Namespace] == nil {
+			s.note("state: replica set %s could not create pods (%s: %s); the run assumes nothing stops it now (add the namespace's ResourceQuota to the state, kubectl get ...,resourcequota, or set cluster.podQuota)", r.rs.Name, c.Reason, c.Message)
 		}
 	}
 	if left > 0 {
@@ -546,4 +578,34 @@ func (s *Sim) seedCache(key string, d *appsv1.Deployment, rs *appsv1.ReplicaSet)
 		c := *rs
 		s.cache.rss[key] = &c
 	}
+}
+
+// podQuotaResources are the ResourceQuota resources that count pods.
+var podQuotaResources = []corev1.ResourceName{corev1.ResourcePods, "count/pods"}
+
+// podQuota is one hard limit on the pods of a namespace.
+type podQuota struct {
+	name, resource string
+	limit          int64
+}
+
+// countQuotaPod keeps the namespace's count of pods that have not
+// finished after p changed from before to after.
+func (s *Sim) countQuotaPod(p *podState, before, after podFlags) {
+	live := func(f podFlags) int64 { return int64(b2i(f.active || f.terminating)) }
+	if d := live(after) - live(before); d != 0 {
+		s.nsPods[p.Namespace] += d
+	}
+}
+
+// nsQuotaError is quota admission's refusal of one more pod in namespace,
+// or nil.
+func (s *Sim) nsQuotaError(name, namespace string) error {
+	used := s.nsPods[namespace]
+	for _, q := range s.quotas[namespace] {
+		if used+1 > q.limit {
+			return fmt.Errorf("pods %q is forbidden: exceeded quota: %s, requested: %s=1, used: %s=%d, limited: %s=%d", name, q.name, q.resource, q.resource, used, q.resource, q.limit)
+		}
+	}
+	return nil
 }

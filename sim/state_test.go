@@ -381,3 +381,52 @@ func TestStateOddObjects(t *testing.T) {
 		t.Errorf("outcomes %v, violations %v", res.Outcomes, res.Violations)
 	}
 }
+
+// TestStateResourceQuota: a ResourceQuota of the state limits the pods of
+// its namespace as quota admission does (pods that finished do not
+// count, other namespaces are not limited); a surge pod is refused,
+// and with maxUnavailable 0 the rollout cannot move.
+func TestStateResourceQuota(t *testing.T) {
+	w := newStateWorld(3, 3, 1)
+	w.pods = w.pods[:3] // the new ReplicaSet's pod was refused
+	w.cur.Status = appsv1.ReplicaSetStatus{ObservedGeneration: 1}
+	done := readyPod(w.old, 5, "node-a")
+	done.Status.Phase = corev1.PodSucceeded
+	st := w.state()
+	st.Pods = append(st.Pods, done)
+	st.ResourceQuotas = []*corev1.ResourceQuota{{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: "default"},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("3")}}}}
+	res, err := Run(NewScenario("quota").WithState(st), Options{Until: 11 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := res.Trace.Frames[len(res.Trace.Frames)-1].Deployments[0]
+	rs := last.ReplicaSets
+	var msg string
+	for _, r := range rs {
+		if r.Name == "web-h2" {
+			msg = r.Failure
+		}
+	}
+	if want := `exceeded quota: pods, requested: pods=1, used: pods=3, limited: pods=3`; !strings.Contains(msg, want) {
+		t.Errorf("new ReplicaSet's failure %q, want %q", msg, want)
+	}
+	if o := res.Outcomes[0]; o.Outcome != OutcomeProgressDeadlineExceeded {
+		t.Errorf("outcome %s", o.Outcome)
+	}
+	// The same quota in another namespace limits nothing here.
+	st.ResourceQuotas[0] = st.ResourceQuotas[0].DeepCopy()
+	st.ResourceQuotas[0].Namespace = "other"
+	res, err = Run(NewScenario("quota elsewhere").WithState(st), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := res.Outcomes[0]; o.Outcome != OutcomeComplete {
+		t.Errorf("quota in another namespace: %s", o.Outcome)
+	}
+	// A negative limit is refused.
+	st.ResourceQuotas[0].Spec.Hard[corev1.ResourcePods] = resource.MustParse("-1")
+	if _, err := New(NewScenario("bad").WithState(st), Options{}); err == nil || !strings.Contains(err.Error(), `state: ResourceQuota other/pods: field "spec.hard.pods": must not be negative`) {
+		t.Errorf("negative quota: %v", err)
+	}
+}

@@ -5,12 +5,12 @@
 // written by hand, and the same in JSON (`-o json`, one or several
 // objects). It gives typed objects, grouped per Deployment into what
 // [rollout.Plan] needs, so that a tool can explain a rollout
-// (sim/diagnose) or, later, a simulator start from it.
+// (sim/diagnose) or a simulator start from it (deploysim, sim.State).
 //
 // # What is read
 //
-// Deployments and ReplicaSets (apps/v1), and Pods, ConfigMaps, Secrets and
-// Nodes (v1), at the top level or as items of a List (kind List, or a
+// Deployments and ReplicaSets (apps/v1), and Pods, ConfigMaps, Secrets,
+// Nodes and ResourceQuotas (v1), at the top level or as items of a List (kind List, or a
 // typed list such as DeploymentList whose items may omit apiVersion and
 // kind). Objects of any other kind are skipped and counted per kind
 // ([Snapshot].Ignored). A Deployment or ReplicaSet of a version Kubernetes
@@ -32,8 +32,8 @@
 // A field Kubernetes v1.37 does not know is an error in a Deployment or a
 // ReplicaSet: the pod-template-hash is computed over the whole template,
 // so an unknown field would silently give another hash, and the controller
-// would seem about to start a new rollout. In Pods, ConfigMaps, Secrets
-// and Nodes, unknown fields (from a newer cluster) are ignored: nothing
+// would seem about to start a new rollout. In Pods, ConfigMaps, Secrets,
+// Nodes and ResourceQuotas, unknown fields (from a newer cluster) are ignored: nothing
 // here hashes them.
 //
 // # Errors

@@ -44,6 +44,9 @@ var kinds = map[string]string{
 	"ConfigMap":  "v1",
 	"Secret":     "v1",
 	"Node":       "v1",
+	// ResourceQuota: its hard limit on pods stops ReplicaSets creating
+	// pods (kubectl get deploy,rs,pods,resourcequota -o yaml).
+	"ResourceQuota": "v1",
 }
 
 // removed are the versions of Deployment and ReplicaSet that Kubernetes
@@ -129,7 +132,7 @@ func (b *builder) object(src Source, raw []byte, h *header, kind, version string
 	}
 	ref := Ref{Kind: h.Kind, Namespace: h.Metadata.Namespace, Name: h.Metadata.Name}
 	if h.Kind == "" {
-		return errorAt(src, nil, errors.New("kind: required value (want Deployment, ReplicaSet, Pod, ConfigMap, Secret, Node or a List of them)"))
+		return errorAt(src, nil, errors.New("kind: required value (want Deployment, ReplicaSet, Pod, ConfigMap, Secret, Node, ResourceQuota or a List of them)"))
 	}
 	want, ok := kinds[h.Kind]
 	if !ok {
@@ -238,6 +241,13 @@ func (b *builder) decode(raw []byte, ref Ref) error {
 			return err
 		}
 		s.Nodes = append(s.Nodes, n)
+	case "ResourceQuota":
+		q := &corev1.ResourceQuota{}
+		if err := lenient(raw, q); err != nil {
+			return err
+		}
+		q.Namespace = ref.Namespace
+		s.ResourceQuotas = append(s.ResourceQuotas, q)
 	}
 	return nil
 }

@@ -44,10 +44,11 @@ type Snapshot struct {
 	ReplicaSets []*appsv1.ReplicaSet
 	// Pods, as read.
 	Pods []*corev1.Pod
-	// ConfigMaps, Secrets and Nodes, as read.
-	ConfigMaps []*corev1.ConfigMap
-	Secrets    []*corev1.Secret
-	Nodes      []*corev1.Node
+	// ConfigMaps, Secrets, Nodes and ResourceQuotas, as read.
+	ConfigMaps     []*corev1.ConfigMap
+	Secrets        []*corev1.Secret
+	Nodes          []*corev1.Node
+	ResourceQuotas []*corev1.ResourceQuota
 	// Ignored counts the objects of other kinds that were skipped, by
 	// kind ("Service": 2).
 	Ignored map[string]int
@@ -159,6 +160,7 @@ func (s *Snapshot) sort() {
 	slices.SortFunc(s.ConfigMaps, byNamespaceName)
 	slices.SortFunc(s.Secrets, byNamespaceName)
 	slices.SortFunc(s.Nodes, byNamespaceName)
+	slices.SortFunc(s.ResourceQuotas, byNamespaceName)
 }
 
 // Latest is the latest instant recorded in the snapshot, the best guess of
@@ -234,6 +236,9 @@ func (s *Snapshot) Latest() time.Time {
 	}
 	for _, c := range s.Secrets {
 		meta(&c.ObjectMeta)
+	}
+	for _, q := range s.ResourceQuotas {
+		meta(&q.ObjectMeta)
 	}
 	return latest
 }

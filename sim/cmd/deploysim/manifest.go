@@ -154,7 +154,7 @@ func stateOf(s *snapshot.Snapshot, now time.Time, name string) (*sim.State, erro
 		return nil, fmt.Errorf("%s: the state holds no time to start from: say when it was taken with -now (RFC 3339)", name)
 	}
 	return &sim.State{Now: now, Deployments: s.Deployments, ReplicaSets: s.ReplicaSets, Pods: s.Pods,
-		ConfigMaps: s.ConfigMaps, Secrets: s.Secrets, Nodes: s.Nodes}, nil
+		ConfigMaps: s.ConfigMaps, Secrets: s.Secrets, Nodes: s.Nodes, ResourceQuotas: s.ResourceQuotas}, nil
 }
 
 // addObjects adds s's Deployments, ConfigMaps and Secrets to sc as

@@ -42,6 +42,11 @@ func TestClusterState(t *testing.T) {
 		// Recreate: the old pods are gone at their deletionTimestamp
 		// (t=30s), then the new ReplicaSet is created.
 		{"recreate.next.txt", []string{clusters + "recreate.yaml"}, 0, ""},
+		// the quota in force (the dump plus its ResourceQuota): the surge
+		// pod stays forbidden, maxUnavailable 0 lets no old pod go, the
+		// deadline passes at t=10m1s, exit 1.
+		{"quota.next.txt", []string{clusters + "whatif/quota-in-force.yaml"}, 1,
+			"deploysim: deployment search/indexer ended ProgressDeadlineExceeded"},
 		// the crash-looping pod keeps crash-looping: nothing moves, and
 		// the deadline already exceeded fails the run.
 		{"crashloop.next.txt", []string{"-until", "5m", clusters + "crashloop.yaml"}, 1,
@@ -243,8 +248,19 @@ func actionWrite(t *testing.T, a rollout.Action) string {
 	return ""
 }
 
-// TestStateSweep: -sweep compares strategies from a dump's state.
+// TestStateSweep: -sweep compares strategies from a dump's state: under
+// the quota, maxUnavailable 1 completes the rollout (an old pod goes,
+// freeing room for a new one) where 0 cannot.
 func TestStateSweep(t *testing.T) {
+	var q, qerr bytes.Buffer
+	if code := run([]string{"-sweep", "maxUnavailable=0,1", "-seeds", "2", clusters + "whatif/quota-in-force.yaml"}, &q, &qerr); code != 0 {
+		t.Fatalf("exit %d: %s", code, qerr.String())
+	}
+	for _, want := range []string{"maxUnavailable=0     0/2", "maxUnavailable=1     2/2"} {
+		if !strings.Contains(q.String(), want) {
+			t.Errorf("quota table lacks %q:\n%s", want, q.String())
+		}
+	}
 	var out, errb bytes.Buffer
 	if code := run([]string{"-sweep", "maxSurge=0,2", "-seeds", "2", clusters + "rolling.yaml"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
