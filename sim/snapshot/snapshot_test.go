@@ -339,3 +339,24 @@ func TestSplitList(t *testing.T) {
 		}
 	}
 }
+
+// TestResourceQuota: ResourceQuotas are read (kubectl get
+// ...,resourcequota), put in the default namespace when they name none,
+// and count towards the snapshot's time.
+func TestResourceQuota(t *testing.T) {
+	s, err := Parse([]byte(`apiVersion: v1
+kind: ResourceQuota
+metadata: {name: pods, creationTimestamp: "2026-11-23T22:00:00Z"}
+spec: {hard: {pods: "3"}}
+status: {hard: {pods: "3"}, used: {pods: "2"}}
+`), "quota.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.ResourceQuotas) != 1 || s.ResourceQuotas[0].Namespace != "default" || s.ResourceQuotas[0].Spec.Hard.Pods().Value() != 3 || len(s.Ignored) != 0 {
+		t.Fatalf("quotas %v, ignored %v", s.ResourceQuotas, s.Ignored)
+	}
+	if got := s.Latest().Format(time.RFC3339); got != "2026-11-23T22:00:00Z" {
+		t.Errorf("latest %s", got)
+	}
+}
