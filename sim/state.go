@@ -293,7 +293,15 @@ func (c stateClock) shift(t metav1.Time) metav1.Time {
 	return metav1.NewTime(Epoch.Add(t.Sub(c.now)))
 }
 
-func (c stateClock) at(t metav1.Time) time.Duration { return t.Sub(c.now) }
+// at is t's offset from time 0, 0 for an unset time, and at most ±100
+// years, so that the differences the ranking takes cannot overflow.
+func (c stateClock) at(t metav1.Time) time.Duration {
+	if t.IsZero() {
+		return 0
+	}
+	const century = 100 * 365 * 24 * time.Hour
+	return min(max(t.Sub(c.now), -century), century)
+}
 
 // loadState stores the state (see State and Scenario.WithState).
 func (s *Sim) loadState(st *State) error {
