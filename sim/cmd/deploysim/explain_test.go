@@ -22,6 +22,7 @@ func TestExplainExitStatus(t *testing.T) {
 		stderr string
 	}{
 		{[]string{clusters + "rolling.yaml"}, "", 0, `kubectl rollout status: Waiting for deployment "web" rollout to finish: 2 out of 4 new replicas have been updated...`, ""},
+		{[]string{clusters + "rolling.yaml"}, "", 0, "\nwhat happens next: deploysim " + clusters + "rolling.yaml  (assumptions: -overlay FILE; apply a manifest now: -from " + clusters + "rolling.yaml NEW.yaml)\n", ""},
 		{[]string{clusters + "crashloop.yaml"}, "", 1, `kubectl rollout status: error: deployment "checkout" exceeded its progress deadline`, `error: deployment "checkout" (namespace payments) exceeded its progress deadline`},
 		{[]string{"-require-complete", clusters + "rolling.yaml"}, "", 3, "", `deployment "web" (namespace shop) is not complete: Waiting for deployment "web" rollout to finish`},
 		{[]string{"-require-complete", "-n", "shop", "-"}, "", 0, "no deployments", ""},
