@@ -430,3 +430,24 @@ func TestStateResourceQuota(t *testing.T) {
 		t.Errorf("negative quota: %v", err)
 	}
 }
+
+// BenchmarkStateRollout: a run from the state of a Deployment of 10,000
+// replicas in the middle of a rolling update (6,000 old pods, 4,000 new,
+// all ready; 25%/25%) to its end: loading the state and finishing the
+// rollout. See sim/BENCHMARKS.md.
+func BenchmarkStateRollout(b *testing.B) {
+	w := newStateWorld(10000, 6000, 4000)
+	pct := intstr.FromString("25%")
+	w.d.Spec.Strategy.RollingUpdate.MaxSurge, w.d.Spec.Strategy.RollingUpdate.MaxUnavailable = &pct, &pct
+	st := w.state()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := Run(NewScenario("bench").WithState(st), Options{NoTrace: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if o := res.Outcomes[0]; o.Outcome != OutcomeComplete {
+			b.Fatalf("outcome %s", o.Outcome)
+		}
+	}
+}
