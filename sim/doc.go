@@ -19,6 +19,8 @@
 //     generation, the conflict message).
 //   - sim/internal/correlator: client-go's event recorder as a pure model
 //     (aggregation, deduplication, spam filter).
+//   - sim/internal/eventq: the engine's event queue, events in (time,
+//     insertion) order.
 //   - sim/snapshot: reads cluster state (kubectl get -o yaml|json, lists,
 //     manifests) into typed objects per Deployment.
 //   - sim/diagnose: explains each Deployment of a snapshot (deploysim
@@ -27,7 +29,7 @@
 //     podsteps.go, builder.go, variant.go, outcome.go (the scenario format
 //     and its steps); state.go (a run that starts from a cluster's
 //     state: its objects stored as they are, its pods' next moves);
-//     queue.go (the engine's event queue and work queue); sim.go (the
+//     queue.go (the engine's events and work queue); sim.go (the
 //     engine loop, the Deployment controller shell on rollout.Planner,
 //     the API-server writes); store.go (the API-server
 //     model: objects, resourceVersions, conflicts, generation);

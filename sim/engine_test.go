@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"testing"
@@ -9,45 +8,6 @@ import (
 
 	"pgregory.net/rapid"
 )
-
-// TestEventQueueOrderInterleaved: events come out in (time, insertion) order, whatever
-// mix of same-instant and later pushes happens between pops.
-func TestEventQueueOrderInterleaved(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		var q eventQueue
-		type ref struct {
-			at  time.Duration
-			seq int
-		}
-		var pending []ref
-		seq := 0
-		now := time.Duration(0)
-		ops := rapid.IntRange(1, 200).Draw(t, "ops")
-		for i := 0; i < ops; i++ {
-			if len(pending) > 0 && rapid.IntRange(0, 2).Draw(t, "pop") == 0 {
-				slices.SortFunc(pending, func(a, b ref) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq)) })
-				want := pending[0]
-				pending = pending[1:]
-				if at, ok := q.peekTime(); !ok || at != want.at {
-					t.Fatalf("peekTime = %v, %v; want %v", at, ok, want.at)
-				}
-				e := q.pop()
-				if e.at != want.at || e.idx != want.seq {
-					t.Fatalf("pop = (%v, %d), want (%v, %d)", e.at, e.idx, want.at, want.seq)
-				}
-				now = e.at
-				continue
-			}
-			at := now + time.Duration(rapid.SampledFrom([]int{0, 0, 0, 1, 2, 5}).Draw(t, "after"))
-			seq++
-			q.push(event{at: at, idx: seq})
-			pending = append(pending, ref{at, seq})
-		}
-		if q.len() != len(pending) {
-			t.Fatalf("len = %d, want %d", q.len(), len(pending))
-		}
-	})
-}
 
 // TestPodsToDeleteSelection: the one-pass selection of a few pods gives the
 // same pods in the same order as sorting every key.

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"time"
+
+	"github.com/deploymath/deploymath/sim/internal/eventq"
 )
 
 // eventKind says what a queued event does when its time comes.
@@ -29,7 +31,6 @@ const (
 // event is one entry of the event queue. Only the fields of its kind are set.
 type event struct {
 	at   time.Duration
-	seq  uint64
 	kind eventKind
 	item *wqItem // evProcess, evTimer
 	pod  *podState
@@ -38,137 +39,22 @@ type event struct {
 	node *nodeState
 }
 
-// eventQueue holds the pending events in (at, seq) order: a total order,
-// so the processing order never depends on anything but the insertion
-// sequence.
-//
-// The events themselves sit in a slab (reused through a free list); the
-// ordering structures hold only pointer-free entries (time, sequence, slab
-// slot), so reordering them costs no write barriers and the garbage
-// collector never scans them. Events for the instant being processed (the
-// informer-style work-queue adds, which are most events) go to a FIFO,
-// since each is later than every queued event of that instant; the rest go
-// to a 4-ary min-heap. pop takes the smaller of the two heads.
-type eventQueue struct {
-	slab []event
-	free []int32
-	heap []qent
-	fifo []qent // entries of one instant, in sequence order, from fifo[head]
-	head int
-	seq  uint64
-	cur  time.Duration // time of the last popped event
-}
+// eventQueue is the run's event queue (package eventq: (time, insertion)
+// order), with the event's own time as its key.
+type eventQueue struct{ q eventq.Queue[event] }
 
-// qent is the ordering entry of a queued event.
-type qent struct {
-	at   time.Duration
-	seq  uint64
-	slot int32
-}
-
-func (a *qent) less(b *qent) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	return a.seq < b.seq
-}
-
-// push adds e, stamping it with the next sequence number.
-func (q *eventQueue) push(e event) {
-	q.seq++
-	e.seq = q.seq
-	var slot int32
-	if n := len(q.free); n > 0 {
-		slot = q.free[n-1]
-		q.free = q.free[:n-1]
-		q.slab[slot] = e
-	} else {
-		slot = int32(len(q.slab))
-		q.slab = append(q.slab, e)
-	}
-	en := qent{at: e.at, seq: e.seq, slot: slot}
-	if e.at == q.cur && (q.head == len(q.fifo) || q.fifo[q.head].at == e.at) {
-		q.fifo = append(q.fifo, en)
-		return
-	}
-	h := append(q.heap, en)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if !en.less(&h[p]) {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = en
-	q.heap = h
-}
+func (q *eventQueue) push(e event) { q.q.Push(e.at, e) }
 
 // pop removes and returns the earliest event. The queue must not be empty.
 func (q *eventQueue) pop() event {
-	var top qent
-	if q.head < len(q.fifo) && (len(q.heap) == 0 || q.fifo[q.head].less(&q.heap[0])) {
-		top = q.fifo[q.head]
-		q.head++
-		if q.head == len(q.fifo) {
-			q.fifo, q.head = q.fifo[:0], 0
-		}
-	} else {
-		top = q.popHeap()
-	}
-	q.cur = top.at
-	e := q.slab[top.slot]
-	q.slab[top.slot] = event{}
-	q.free = append(q.free, top.slot)
+	_, e := q.q.Pop()
 	return e
 }
 
-// popHeap removes the root of the heap.
-func (q *eventQueue) popHeap() qent {
-	h := q.heap
-	top := h[0]
-	n := len(h) - 1
-	last := h[n]
-	h = h[:n]
-	q.heap = h
-	if n == 0 {
-		return top
-	}
-	i := 0
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		for j := c + 1; j < c+4 && j < n; j++ {
-			if h[j].less(&h[m]) {
-				m = j
-			}
-		}
-		if !h[m].less(&last) {
-			break
-		}
-		h[i] = h[m]
-		i = m
-	}
-	h[i] = last
-	return top
-}
-
-func (q *eventQueue) len() int { return len(q.heap) + len(q.fifo) - q.head }
+func (q *eventQueue) len() int { return q.q.Len() }
 
 // peekTime is the time of the earliest event; ok is false when empty.
-func (q *eventQueue) peekTime() (time.Duration, bool) {
-	switch {
-	case q.head < len(q.fifo) && (len(q.heap) == 0 || q.fifo[q.head].less(&q.heap[0])):
-		return q.fifo[q.head].at, true
-	case len(q.heap) > 0:
-		return q.heap[0].at, true
-	}
-	return 0, false
-}
+func (q *eventQueue) peekTime() (time.Duration, bool) { return q.q.PeekTime() }
 
 // controllerKind names the controller a work-queue key belongs to.
 type controllerKind uint8

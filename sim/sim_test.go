@@ -13,25 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-func TestEventQueueOrder(t *testing.T) {
-	var q eventQueue
-	q.push(event{at: 3 * time.Second, idx: 1})
-	q.push(event{at: time.Second, idx: 2})
-	q.push(event{at: 3 * time.Second, idx: 3})
-	q.push(event{at: 0, idx: 4})
-	q.push(event{at: time.Second, idx: 5})
-	var got []int
-	for q.len() > 0 {
-		got = append(got, q.pop().idx)
-	}
-	want := []int{4, 2, 5, 1, 3}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("order = %v, want %v (time, then insertion)", got, want)
-		}
-	}
-}
-
 func TestBackoff(t *testing.T) {
 	w := newWorkQueue()
 	k := queueKey{ctrlDeployment, "default/web"}

@@ -1,0 +1,97 @@
+package eventq
+
+import (
+	"cmp"
+	"slices"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// TestOrder: time first, then insertion.
+func TestOrder(t *testing.T) {
+	var q Queue[int]
+	q.Push(3*time.Second, 1)
+	q.Push(time.Second, 2)
+	q.Push(3*time.Second, 3)
+	q.Push(0, 4)
+	q.Push(time.Second, 5)
+	var got []int
+	for q.Len() > 0 {
+		_, e := q.Pop()
+		got = append(got, e)
+	}
+	if want := []int{4, 2, 5, 1, 3}; !slices.Equal(got, want) {
+		t.Fatalf("order = %v, want %v (time, then insertion)", got, want)
+	}
+	if _, ok := q.PeekTime(); ok {
+		t.Error("PeekTime on an empty queue reports an event")
+	}
+}
+
+// TestOrderInterleaved: events come out in (time, insertion) order,
+// whatever mix of same-instant, later and earlier pushes happens between
+// pops, compared with sorting every pending event.
+func TestOrderInterleaved(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var q Queue[int]
+		type ref struct {
+			at  time.Duration
+			seq int
+		}
+		var pending []ref
+		seq := 0
+		now := time.Duration(0)
+		ops := rapid.IntRange(1, 200).Draw(t, "ops")
+		for i := 0; i < ops; i++ {
+			if len(pending) > 0 && rapid.IntRange(0, 2).Draw(t, "pop") == 0 {
+				slices.SortFunc(pending, func(a, b ref) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq)) })
+				want := pending[0]
+				pending = pending[1:]
+				if at, ok := q.PeekTime(); !ok || at != want.at {
+					t.Fatalf("PeekTime = %v, %v; want %v", at, ok, want.at)
+				}
+				at, e := q.Pop()
+				if at != want.at || e != want.seq {
+					t.Fatalf("Pop = (%v, %d), want (%v, %d)", at, e, want.at, want.seq)
+				}
+				now = at
+				continue
+			}
+			at := now + time.Duration(rapid.SampledFrom([]int{-1, 0, 0, 0, 1, 2, 5}).Draw(t, "after"))
+			seq++
+			q.Push(at, seq)
+			pending = append(pending, ref{at, seq})
+		}
+		if q.Len() != len(pending) {
+			t.Fatalf("Len = %d, want %d", q.Len(), len(pending))
+		}
+	})
+}
+
+// TestPopDropsReferences: a popped event's slot no longer holds it, so
+// what it points to can be collected.
+func TestPopDropsReferences(t *testing.T) {
+	var q Queue[*int]
+	v := 7
+	q.Push(0, &v)
+	q.Pop()
+	for i, e := range q.slab {
+		if e != nil {
+			t.Fatalf("slot %d still holds a popped event", i)
+		}
+	}
+}
+
+func BenchmarkPushPop(b *testing.B) {
+	var q Queue[[7]uint64]
+	for b.Loop() {
+		for i := range 64 {
+			q.Push(time.Duration(i%8), [7]uint64{uint64(i)})
+		}
+		for q.Len() > 0 {
+			q.Pop()
+		}
+	}
+}
