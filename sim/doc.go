@@ -21,6 +21,8 @@
 //     (aggregation, deduplication, spam filter).
 //   - sim/internal/eventq: the engine's event queue, events in (time,
 //     insertion) order.
+//   - sim/internal/yamlline: the line of a field path in YAML text, for
+//     the errors of the scenario reader and of sim/snapshot.
 //   - sim/snapshot: reads cluster state (kubectl get -o yaml|json, lists,
 //     manifests) into typed objects per Deployment.
 //   - sim/diagnose: explains each Deployment of a snapshot (deploysim

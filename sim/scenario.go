@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/yamlline"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -512,72 +513,10 @@ func pathOfLiteral(js, lit []byte) string {
 	return found
 }
 
-var pathSegRE = regexp.MustCompile(`([^.\[\]]+)|\[(\d+)\]`)
-
 // lineOf finds the line of a field path ("steps[2].setImage.image") in
-// block-style YAML by following indentation. It returns 0 when not found.
+// the scenario's YAML; 0 when not found.
 func lineOf(src []byte, path string) int {
-	lines := strings.Split(string(src), "\n")
-	start, indent := 0, -1 // search lines[start:] for children deeper than indent
-	found := 0
-	for _, m := range pathSegRE.FindAllStringSubmatch(path, -1) {
-		if m[2] != "" { // list index
-			want, _ := strconv.Atoi(m[2])
-			n, childIndent := -1, -1
-			ok := false
-			for i := start; i < len(lines); i++ {
-				t := strings.TrimLeft(lines[i], " ")
-				ind := len(lines[i]) - len(t)
-				if t == "" || strings.HasPrefix(t, "#") {
-					continue
-				}
-				item := strings.HasPrefix(t, "- ") || t == "-"
-				if i > start && (ind < indent || (ind == indent && !item)) {
-					break
-				}
-				if item {
-					if childIndent < 0 {
-						childIndent = ind
-					}
-					if ind == childIndent {
-						n++
-						if n == want {
-							start, indent, found, ok = i, ind, i+1, true
-							// the item's own keys sit after "- "
-							// ("-" alone on its line has none)
-							lines[i] = strings.Repeat(" ", ind) + "  " + strings.TrimPrefix(strings.TrimPrefix(t, "-"), " ")
-							indent = ind
-							break
-						}
-					}
-				}
-			}
-			if !ok {
-				return found
-			}
-			continue
-		}
-		key := m[1]
-		ok := false
-		for i := start; i < len(lines); i++ {
-			t := strings.TrimLeft(lines[i], " ")
-			ind := len(lines[i]) - len(t)
-			if t == "" || strings.HasPrefix(t, "#") {
-				continue
-			}
-			if ind <= indent && i > start {
-				break
-			}
-			if ind > indent && (strings.HasPrefix(t, key+":") || strings.HasPrefix(t, `"`+key+`":`)) {
-				start, indent, found, ok = i, ind, i+1, true
-				break
-			}
-		}
-		if !ok {
-			return found
-		}
-	}
-	return found
+	return yamlline.Find(strings.Split(string(src), "\n"), 1, path)
 }
 
 type kindOnly struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deploymath/deploymath/rollout"
 	"github.com/deploymath/deploymath/rollout/defaulting"
+	"github.com/deploymath/deploymath/sim/internal/yamlline"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -170,7 +171,7 @@ func (b *builder) object(src Source, raw []byte, h *header, kind, version string
 	}
 	if err := b.decode(raw, ref); err != nil {
 		if p := fieldPath(err.Error()); p != "" && b.lines != nil {
-			if l := fieldLine(b.lines, src.Line, p); l > 0 {
+			if l := yamlline.Find(b.lines, src.Line, p); l > 0 {
 				src.Line = l
 			}
 		}

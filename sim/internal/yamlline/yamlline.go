@@ -1,0 +1,203 @@
+// Package yamlline finds where a field is written in a YAML document:
+// the line of a field path such as "spec.template.spec.containers[0].image"
+// or "steps[2].setImage.image", so that an error about a field can name
+// its line. It reads the text's indentation (block style, with flow-style
+// values ending the search), not a parse tree: the decoders that report
+// field paths (sigs.k8s.io/yaml through JSON) keep no positions.
+package yamlline
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+var segment = regexp.MustCompile(`^([^\[]*)((?:\[\d+\])*)$`)
+
+// Find returns the 1-based line of path ("spec.template.spec.
+// containers[0].image") in the YAML lines of an object that starts at
+// line start (1-based), as written in block style; 0 when not even its
+// first key is found, else the line of the deepest part of path found. It
+// follows the path key by key and entry by entry; a list without an index
+// in path (the JSON decoder's type errors give none) is searched entry by
+// entry. A value written in flow style ({...}, [...]) ends the search on
+// its line.
+func Find(lines []string, start int, path string) int {
+	if start < 1 || start > len(lines) || path == "" {
+		return 0
+	}
+	var segs []pathSeg
+	for _, part := range strings.Split(path, ".") {
+		m := segment.FindStringSubmatch(part)
+		if m == nil {
+			return 0
+		}
+		sg := pathSeg{key: m[1]}
+		for _, ix := range strings.Split(strings.Trim(m[2], "[]"), "][") {
+			if ix == "" {
+				continue
+			}
+			n, err := strconv.Atoi(ix)
+			if err != nil {
+				return 0
+			}
+			sg.index = append(sg.index, n)
+		}
+		segs = append(segs, sg)
+	}
+	ind, _ := entry(lines[start-1])
+	return walk(lines, start-1, ind, segs, 0)
+}
+
+type pathSeg struct {
+	key   string
+	index []int
+}
+
+// walk follows segs from line pos, whose keys are at indentation indent;
+// depth bounds the recursion into lists without an index.
+func walk(lines []string, pos, indent int, segs []pathSeg, depth int) int {
+	sg := segs[0]
+	at := findKey(lines, pos, indent, sg.key)
+	if at < 0 {
+		return 0
+	}
+	found := at + 1
+	if flowValue(lines[at], sg.key) {
+		return found
+	}
+	pos = at
+	seqIndent := -1
+	for _, n := range sg.index {
+		e, si := findEntry(lines, pos, n)
+		if e < 0 {
+			return found
+		}
+		pos, seqIndent, found = e, si, e+1
+		if t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[pos]), "-")); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+			return found
+		}
+	}
+	rest := segs[1:]
+	if len(rest) == 0 {
+		return found
+	}
+	if seqIndent >= 0 {
+		return max(found, walk(lines, pos, seqIndent+2, rest, depth))
+	}
+	if e, si := findEntry(lines, pos, 0); e >= 0 && depth < 8 {
+		// A list with no index in the path: the first entry that holds
+		// the rest.
+		for n := 0; e >= 0; n++ {
+			if r := walk(lines, e, si+2, rest, depth+1); r > 0 {
+				return r
+			}
+			e, si = findEntry(lines, pos, n+1)
+		}
+		return found
+	}
+	child := childIndent(lines, pos)
+	if child < 0 {
+		return found
+	}
+	return max(found, walk(lines, pos, child, rest, depth))
+}
+
+// entry is a line's indentation and its text, a "- " entry's key counted
+// at the indentation after the dash.
+func entry(l string) (int, string) {
+	t := strings.TrimLeft(l, " ")
+	ind := len(l) - len(t)
+	for strings.HasPrefix(t, "- ") {
+		t = strings.TrimLeft(t[1:], " ")
+		ind = len(l) - len(t)
+	}
+	return ind, strings.TrimRight(t, "\r\n")
+}
+
+func blank(l string) bool {
+	t := strings.TrimSpace(l)
+	return t == "" || strings.HasPrefix(t, "#")
+}
+
+// findKey finds the line of key at indentation indent from line pos on,
+// before the mapping ends; -1 when it is not there.
+func findKey(lines []string, pos, indent int, key string) int {
+	for i := pos; i < len(lines); i++ {
+		if blank(lines[i]) {
+			continue
+		}
+		if t := strings.TrimSpace(lines[i]); t == "---" || t == "..." {
+			return -1
+		}
+		ind, t := entry(lines[i])
+		raw := len(lines[i]) - len(strings.TrimLeft(lines[i], " "))
+		if i > pos && raw < indent && !(raw == indent-2 && strings.HasPrefix(strings.TrimLeft(lines[i], " "), "-")) {
+			return -1 // the mapping ended
+		}
+		if i > pos && raw == indent-2 && strings.HasPrefix(strings.TrimLeft(lines[i], " "), "-") {
+			return -1 // the next entry of the enclosing sequence
+		}
+		if ind == indent && (strings.HasPrefix(t, key+":") || strings.HasPrefix(t, `"`+key+`":`)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// flowValue reports whether key's value on line l is written in flow
+// style or inline (the path goes no deeper in the text).
+func flowValue(l, key string) bool {
+	_, t := entry(l)
+	_, v, _ := strings.Cut(t, ":")
+	v = strings.TrimSpace(v)
+	return v != "" && !strings.HasPrefix(v, "#") && v != "|" && v != ">" && !strings.HasPrefix(v, "|") && !strings.HasPrefix(v, ">")
+}
+
+// childIndent is the indentation of the first line after pos, or -1 when
+// there is none deeper.
+func childIndent(lines []string, pos int) int {
+	base, _ := entry(lines[pos])
+	for i := pos + 1; i < len(lines); i++ {
+		if blank(lines[i]) {
+			continue
+		}
+		raw := len(lines[i]) - len(strings.TrimLeft(lines[i], " "))
+		if raw <= base && !strings.HasPrefix(strings.TrimLeft(lines[i], " "), "-") {
+			return -1
+		}
+		ind, _ := entry(lines[i])
+		return ind
+	}
+	return -1
+}
+
+// findEntry finds the n-th entry (from 0) of the sequence that is the
+// value of the key on line pos: its line and the indentation of its dash.
+func findEntry(lines []string, pos, n int) (int, int) {
+	keyInd, _ := entry(lines[pos])
+	seqIndent, count := -1, 0
+	for i := pos + 1; i < len(lines); i++ {
+		if blank(lines[i]) {
+			continue
+		}
+		t := strings.TrimLeft(lines[i], " ")
+		raw := len(lines[i]) - len(t)
+		if seqIndent < 0 {
+			if !strings.HasPrefix(t, "-") || raw < keyInd {
+				return -1, 0
+			}
+			seqIndent = raw
+		}
+		if raw < seqIndent || raw == seqIndent && !strings.HasPrefix(t, "-") {
+			return -1, 0
+		}
+		if raw == seqIndent {
+			if count == n {
+				return i, seqIndent
+			}
+			count++
+		}
+	}
+	return -1, 0
+}
