@@ -199,6 +199,7 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 		colo:      map[string][]int32{},
 	}
 	s.trace.fullStops = o.FullStops
+	s.q.q.OnInstant = s.q.touchInstant
 	for i, n := range sc.Cluster.Nodes {
 		s.nodes = append(s.nodes, &nodeState{Name: n.Name, Capacity: n.Capacity, slot: int32(i + 1)})
 	}

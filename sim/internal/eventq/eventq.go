@@ -9,7 +9,15 @@
 // never scans them. Events pushed for the instant being processed (in a
 // simulator, the reactions to what just happened: most events) go to a
 // FIFO, since each is later than every queued event of that instant; the
-// rest go to a 4-ary min-heap. Pop takes the smaller of the two heads.
+// rest go to a 4-ary min-heap. Pop takes the smallest head.
+//
+// The first pop of an instant takes every heap entry of that instant out
+// at once, in order, into a batch that the next pops drain: they precede
+// every event pushed during the instant (smaller sequence numbers). The
+// OnInstant hook sees the batch before its first event is returned, so
+// that a simulator can start loading the memory those events will touch
+// in a loop of independent loads, rather than one cache miss after
+// another.
 package eventq
 
 import "time"
@@ -17,13 +25,22 @@ import "time"
 // Queue holds pending events of type E. The zero Queue is empty and ready
 // to use. A Queue is not safe for concurrent use.
 type Queue[E any] struct {
-	slab []E
-	free []int32
-	heap []entry
-	fifo []entry // entries of one instant, in sequence order, from fifo[head]
-	head int
-	seq  uint64
-	cur  time.Duration // time of the last popped event
+	// OnInstant, when set, is called when the first event of an instant
+	// is popped and two or more events were queued for that instant
+	// before it began: [Queue.Batch] and [Queue.BatchEvent] show them
+	// (that first one included), in order. It may read the events but not
+	// change them or the queue.
+	OnInstant func()
+
+	slab  []E
+	free  []int32
+	heap  []entry
+	fifo  []entry // entries of one instant, in sequence order, from fifo[head]
+	head  int
+	batch []entry // the heap's entries of the current instant, from batch[bhead]
+	bhead int
+	seq   uint64
+	cur   time.Duration // time of the last popped event
 }
 
 // entry is the ordering entry of a queued event.
@@ -76,14 +93,27 @@ func (q *Queue[E]) Push(at time.Duration, e E) {
 // not be empty (see Len).
 func (q *Queue[E]) Pop() (time.Duration, E) {
 	var top entry
-	if q.head < len(q.fifo) && (len(q.heap) == 0 || q.fifo[q.head].less(&q.heap[0])) {
+	switch q.headOf() {
+	case fromBatch:
+		top = q.batch[q.bhead]
+		q.bhead++
+	case fromFIFO:
 		top = q.fifo[q.head]
 		q.head++
 		if q.head == len(q.fifo) {
 			q.fifo, q.head = q.fifo[:0], 0
 		}
-	} else {
+	default:
 		top = q.popHeap()
+		if q.bhead == len(q.batch) && len(q.heap) > 0 && q.heap[0].at == top.at {
+			q.batch, q.bhead = append(q.batch[:0], top), 1
+			for len(q.heap) > 0 && q.heap[0].at == top.at {
+				q.batch = append(q.batch, q.popHeap())
+			}
+			if q.OnInstant != nil {
+				q.OnInstant()
+			}
+		}
 	}
 	q.cur = top.at
 	e := q.slab[top.slot]
@@ -91,6 +121,37 @@ func (q *Queue[E]) Pop() (time.Duration, E) {
 	q.slab[top.slot] = zero // drop what the event points to
 	q.free = append(q.free, top.slot)
 	return top.at, e
+}
+
+// Batch is the number of events [Queue.OnInstant] shows.
+func (q *Queue[E]) Batch() int { return len(q.batch) - q.bhead + 1 }
+
+// BatchEvent is the i-th event (from 0) [Queue.OnInstant] shows; call it
+// only from the hook.
+func (q *Queue[E]) BatchEvent(i int) *E { return &q.slab[q.batch[q.bhead-1+i].slot] }
+
+// Where the earliest event is.
+const (
+	fromHeap = iota
+	fromFIFO
+	fromBatch
+)
+
+// headOf says which structure holds the earliest event; the queue must
+// not be empty. The batch's head precedes the FIFO's; the heap's head
+// precedes both only when pushed for an earlier time than the instant's.
+func (q *Queue[E]) headOf() int {
+	best, where := (*entry)(nil), fromHeap
+	if len(q.heap) > 0 {
+		best = &q.heap[0]
+	}
+	if q.head < len(q.fifo) && (best == nil || q.fifo[q.head].less(best)) {
+		best, where = &q.fifo[q.head], fromFIFO
+	}
+	if q.bhead < len(q.batch) && (best == nil || q.batch[q.bhead].less(best)) {
+		where = fromBatch
+	}
+	return where
 }
 
 // popHeap removes the root of the heap.
@@ -127,16 +188,19 @@ func (q *Queue[E]) popHeap() entry {
 }
 
 // Len is the number of queued events.
-func (q *Queue[E]) Len() int { return len(q.heap) + len(q.fifo) - q.head }
+func (q *Queue[E]) Len() int { return len(q.heap) + len(q.fifo) - q.head + len(q.batch) - q.bhead }
 
 // PeekTime is the time of the earliest event; ok is false when the queue
 // is empty.
 func (q *Queue[E]) PeekTime() (at time.Duration, ok bool) {
-	switch {
-	case q.head < len(q.fifo) && (len(q.heap) == 0 || q.fifo[q.head].less(&q.heap[0])):
-		return q.fifo[q.head].at, true
-	case len(q.heap) > 0:
-		return q.heap[0].at, true
+	if q.Len() == 0 {
+		return 0, false
 	}
-	return 0, false
+	switch q.headOf() {
+	case fromBatch:
+		return q.batch[q.bhead].at, true
+	case fromFIFO:
+		return q.fifo[q.head].at, true
+	}
+	return q.heap[0].at, true
 }

@@ -95,3 +95,36 @@ func BenchmarkPushPop(b *testing.B) {
 		}
 	}
 }
+
+// TestOnInstant: the hook sees, at an instant's first pop, the events
+// queued for that instant before it began, in order, and not those pushed
+// during it; the order of the pops is unchanged.
+func TestOnInstant(t *testing.T) {
+	var q Queue[int]
+	var seen [][]int
+	q.OnInstant = func() {
+		var b []int
+		for i := range q.Batch() {
+			b = append(b, *q.BatchEvent(i))
+		}
+		seen = append(seen, b)
+	}
+	q.Push(time.Second, 1)
+	q.Push(2*time.Second, 2)
+	q.Push(time.Second, 3)
+	q.Push(time.Second, 4)
+	var got []int
+	for q.Len() > 0 {
+		at, e := q.Pop()
+		got = append(got, e)
+		if e == 1 {
+			q.Push(at, 5) // during the instant: after 3 and 4
+		}
+	}
+	if want := []int{1, 3, 4, 5, 2}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+	if want := [][]int{{1, 3, 4}}; len(seen) != 1 || !slices.Equal(seen[0], want[0]) {
+		t.Errorf("OnInstant saw %v, want %v (an instant of one event is not shown)", seen, want)
+	}
+}
