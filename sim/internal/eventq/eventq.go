@@ -20,7 +20,10 @@
 // another.
 package eventq
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Queue holds pending events of type E. The zero Queue is empty and ready
 // to use. A Queue is not safe for concurrent use.
@@ -185,6 +188,15 @@ func (q *Queue[E]) popHeap() entry {
 	}
 	h[i] = last
 	return top
+}
+
+// Grow makes room for n more queued events (n > 0), so that queueing them
+// does not reallocate: for a simulation that knows it will queue many
+// events at its start.
+func (q *Queue[E]) Grow(n int) {
+	q.slab = slices.Grow(q.slab, n)
+	q.heap = slices.Grow(q.heap, n)
+	q.free = slices.Grow(q.free, n)
 }
 
 // Len is the number of queued events.

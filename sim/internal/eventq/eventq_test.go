@@ -84,6 +84,19 @@ func TestPopDropsReferences(t *testing.T) {
 	}
 }
 
+// TestGrow: room made for n events takes n pushes without reallocating.
+func TestGrow(t *testing.T) {
+	var q Queue[int]
+	q.Grow(100)
+	slab, heap := cap(q.slab), cap(q.heap)
+	for i := range 100 {
+		q.Push(time.Duration(100-i), i)
+	}
+	if cap(q.slab) != slab || cap(q.heap) != heap || slab < 100 {
+		t.Errorf("capacities %d, %d after Grow(100) became %d, %d", slab, heap, cap(q.slab), cap(q.heap))
+	}
+}
+
 func BenchmarkPushPop(b *testing.B) {
 	var q Queue[[7]uint64]
 	for b.Loop() {
