@@ -122,6 +122,10 @@ type planner struct {
 	// existing is the new ReplicaSet found in rsList, once looked is set.
 	existing *appsv1.ReplicaSet
 	looked   bool
+	// memo is the Planner's memory of this Deployment (nil without a
+	// Planner); memoValid says it describes this plan's ReplicaSets.
+	memo      *memo
+	memoValid bool
 	// existingInSync records that existing needs no revision sync.
 	existingInSync bool
 	// fenceposts caches the resolved maxSurge and maxUnavailable: the

@@ -11,6 +11,21 @@ import appsv1 "k8s.io/api/apps/v1"
 // The zero value is ready to use. A Planner is not safe for concurrent use:
 // give each goroutine its own.
 //
+// # What a Planner remembers
+//
+// A Planner also remembers, per Deployment object, what the look-up of the
+// new ReplicaSet found (the claimed ReplicaSets in creation order, the one
+// whose template matches, whether its revision annotations were in sync,
+// each one's desired-replicas annotation), and reuses it at the next plan
+// of the same Deployment object when the Deployment has the same
+// generation and annotations map and the claimed ReplicaSets are the same
+// objects, in the same order, with the same generations and annotations
+// maps. Objects are compared by identity, never by value, so a Planner
+// takes its inputs as an API server's objects are: a changed spec comes
+// with a new generation or as a new object, and metadata maps are replaced,
+// never modified in place (status may be updated in place). It keeps the
+// last Deployment and ReplicaSet objects of up to 4,096 Deployments alive.
+//
 // # Lifetime of the reused memory
 //
 // The next call of [Planner.Plan] reuses, and so overwrites:
@@ -35,6 +50,8 @@ type Planner struct {
 	claimed     []*appsv1.ReplicaSet
 	rss         []*appsv1.ReplicaSet
 	deployments []*appsv1.Deployment
+	// memos is what the last plan of each Deployment found (see memo.go).
+	memos map[*appsv1.Deployment]*memo
 }
 
 // Plan is [PlanWith](s, pl.Options), with the Result and the written
