@@ -42,6 +42,9 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 	p := &planner{d: s.Deployment}
 	w := &p.w
 	w.initReusing(s, o, reuse)
+	if reuse != nil {
+		p.conds.buf = &reuse.conds
+	}
 
 	// A selector that selects everything is refused before anything else,
 	// even before validation: upstream only records observedGeneration.
@@ -114,9 +117,10 @@ type planner struct {
 	// progressingSet records that this sync set the Deployment's
 	// Progressing condition (at Now).
 	progressingSet bool
-	// sharedConds says that the conditions of the status calculateStatus
-	// made are still the Deployment's (see setOwnedCondition).
-	sharedConds bool
+	// conds says whether the conditions of the status calculateStatus
+	// made are still the Deployment's, and lends the Planner's array for
+	// the copy (see setOwnedCondition).
+	conds condOwner
 	// rsList is the claimed ReplicaSets.
 	rsList []*appsv1.ReplicaSet
 	// existing is the new ReplicaSet found in rsList, once looked is set.

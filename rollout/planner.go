@@ -34,12 +34,15 @@ import appsv1 "k8s.io/api/apps/v1"
 //     slices;
 //   - the Deployment of every [UpdateDeployment] and [UpdateDeploymentStatus]
 //     action (unlike with PlanWith, it may not be taken over: copy what you
-//     keep, for example its Status, before planning again).
+//     keep, for example its Status, before planning again);
+//   - the array of the conditions of Result.Status and of the written
+//     Deployment, when the plan changed them (copy the conditions, not
+//     only the Status that holds them).
 //
 // Everything else the Result holds is allocated for it, or shared with the
 // snapshot, as with PlanWith, and may be kept: the ReplicaSets of the
-// actions (whose top-level structs may be taken over), the strings, the
-// Notes, and the conditions of Result.Status and of the written Deployment.
+// actions (whose top-level structs may be taken over), the strings and the
+// Notes.
 type Planner struct {
 	// Options are the options of every plan (see [PlanWith]).
 	Options Options
@@ -50,6 +53,9 @@ type Planner struct {
 	claimed     []*appsv1.ReplicaSet
 	rss         []*appsv1.ReplicaSet
 	deployments []*appsv1.Deployment
+	// conds is the array the conditions of the status a plan changes are
+	// copied into.
+	conds []appsv1.DeploymentCondition
 	// memos is what the last plan of each Deployment found (see memo.go).
 	memos map[*appsv1.Deployment]*memo
 }

@@ -157,6 +157,9 @@ type Sim struct {
 	maxSpecReplicas int32
 	// pl plans every sync, reusing its memory (see rollout.Planner).
 	pl rollout.Planner
+	// ownedConds marks the stored Deployments whose conditions array the
+	// simulator allocated (see storeConditions).
+	ownedConds map[*appsv1.Deployment]bool
 }
 
 // New prepares a run of sc. The scenario is not modified. A scenario built
@@ -907,6 +910,7 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	key := objKey(d.Namespace, d.Name)
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.st.deployments[key] = d
+	delete(s.ownedConds, old) // d shares old's conditions: its first status write copies them
 	s.logDeploymentWrite("update", d)
 	s.informDeployment(key, d)
 	s.notifyDeployment(key)
@@ -955,11 +959,10 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	if err != nil {
 		return err
 	}
+	prev := old.Status.Conditions
 	old.Status = obj.Status
 	old.Annotations = obj.Annotations
-	// The conditions are the plan's own (kept by the Result) or shared
-	// with the snapshot; they are replaced, never edited.
-	old.Status.Conditions = truncConditionTimes(obj.Status.Conditions)
+	old.Status.Conditions = s.storeConditions(old, prev, obj.Status.Conditions)
 	old.ResourceVersion = s.st.nextRV()
 	s.logDeploymentWrite("status", old)
 	s.informDeployment(key, old)
@@ -967,6 +970,47 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	s.met.touch(key)
 	s.observeRestart(old)
 	return nil
+}
+
+// storeConditions returns the conditions a status write stores in d,
+// whose conditions were prev, from conds: the plan's (which the Planner
+// reuses at its next plan, see rollout.Planner) or prev itself. They are
+// copied, times cut to the second, into d's own array, which the simulator
+// allocated for this Deployment object and edits in place from one status
+// write to the next (the invariant checker captures a copy; nothing else
+// keeps a stored Deployment's conditions across a write). With an informer
+// delay, whose cache holds shallow copies of the written objects, each
+// write gets a new array.
+func (s *Sim) storeConditions(d *appsv1.Deployment, prev, conds []appsv1.DeploymentCondition) []appsv1.DeploymentCondition {
+	if len(conds) == 0 {
+		return conds
+	}
+	var out []appsv1.DeploymentCondition
+	if !s.delayed() && s.ownedConds[d] && cap(prev) >= len(conds) {
+		out = prev[:len(conds)]
+	} else {
+		out = make([]appsv1.DeploymentCondition, len(conds), max(len(conds), 4))
+		if !s.delayed() {
+			if s.ownedConds == nil {
+				s.ownedConds = map[*appsv1.Deployment]bool{}
+			}
+			s.ownedConds[d] = true
+		}
+	}
+	if &out[0] == &conds[0] {
+		return out // unchanged: the plan shared them (cut already)
+	}
+	copy(out, conds)
+	for i := range out {
+		c := &out[i]
+		if c.LastUpdateTime.Nanosecond() != 0 {
+			c.LastUpdateTime = truncTime(c.LastUpdateTime)
+		}
+		if c.LastTransitionTime.Nanosecond() != 0 {
+			c.LastTransitionTime = truncTime(c.LastTransitionTime)
+		}
+	}
+	return out
 }
 
 // podsOf returns the pods of d's ReplicaSets as API objects (for the
