@@ -119,6 +119,7 @@ type Sim struct {
 	colo        map[string][]int32 // by owner: active pods per node slot (co-location rank)
 	rankBuf     []rankKey
 	candBuf     []int32
+	podFree     []podState // the rest of the current chunk of pods (see newPod)
 
 	stopWhenConverged bool
 	lastStepAt        time.Duration
