@@ -4,7 +4,7 @@ import appsv1 "k8s.io/api/apps/v1"
 
 // Planner plans syncs like [PlanWith] while reusing its memory from one
 // call to the next: the [Result], its Actions and Events lists, the
-// planner's scratch lists and its copies of the Deployment. A controller or simulator that plans
+// planner's scratch lists and its copies of the Deployment and the ReplicaSets it updates. A controller or simulator that plans
 // many syncs one after the other allocates less per sync with a Planner;
 // the decisions are exactly those of [PlanWith].
 //
@@ -37,10 +37,13 @@ import appsv1 "k8s.io/api/apps/v1"
 //     keep, for example its Status, before planning again);
 //   - the array of the conditions of Result.Status and of the written
 //     Deployment, when the plan changed them (copy the conditions, not
-//     only the Status that holds them).
+//     only the Status that holds them);
+//   - the ReplicaSet of every [UpdateReplicaSet] and [ScaleReplicaSet]
+//     action (copy the top-level struct to keep it; what it points to is
+//     shared, read-only, as with PlanWith).
 //
 // Everything else the Result holds is allocated for it, or shared with the
-// snapshot, as with PlanWith, and may be kept: the ReplicaSets of the
+// snapshot, as with PlanWith, and may be kept: the ReplicaSets of the other
 // actions (whose top-level structs may be taken over), the strings and the
 // Notes.
 type Planner struct {
@@ -53,6 +56,7 @@ type Planner struct {
 	claimed     []*appsv1.ReplicaSet
 	rss         []*appsv1.ReplicaSet
 	deployments []*appsv1.Deployment
+	replicaSets []*appsv1.ReplicaSet
 	// conds is the array the conditions of the status a plan changes are
 	// copied into.
 	conds []appsv1.DeploymentCondition

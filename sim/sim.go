@@ -640,9 +640,11 @@ func (s *Sim) apply(a rollout.Action) error {
 	case rollout.CreateReplicaSet:
 		return s.createReplicaSet(a.ReplicaSet)
 	case rollout.UpdateReplicaSet:
-		return s.updateReplicaSet(a.ReplicaSet, true)
+		// The Planner reuses the ReplicaSets of updates and scales at its
+		// next plan: they are copied.
+		return s.updateReplicaSet(a.ReplicaSet, false)
 	case rollout.ScaleReplicaSet:
-		return s.updateReplicaSet(a.ReplicaSet, true)
+		return s.scaleReplicaSet(a.ReplicaSet)
 	case rollout.AdoptReplicaSet:
 		return s.updateReplicaSet(a.ReplicaSet, true)
 	case rollout.ReleaseReplicaSet:
@@ -730,6 +732,55 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	s.informReplicaSet(rs, false)
 	s.rsChanged(old, rs)
 	return nil
+}
+
+// scaleReplicaSet is updateReplicaSet(obj, false) for a plan's scale,
+// which changes spec.replicas and the replicas annotations of the stored
+// ReplicaSet and nothing else of its metadata: when nothing keeps stored
+// ReplicaSets across a write (no invariant checker, whose captures hold
+// them, and no informer delay, whose cache holds them), obj is copied into
+// the stored object, as the ReplicaSet controller's status writes are,
+// instead of a new one.
+func (s *Sim) scaleReplicaSet(obj *appsv1.ReplicaSet) error {
+	if s.checks != nil || s.delayed() || obj == nil {
+		return s.updateReplicaSet(obj, false)
+	}
+	ns := obj.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	st := s.st.rsState[s.st.key(ns, obj.Name)]
+	if st == nil || !sameOwners(obj, st.rs) {
+		return s.updateReplicaSet(obj, false)
+	}
+	old := st.rs
+	if (obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion) || (obj.UID != "" && obj.UID != old.UID) {
+		return conflictError("replicasets.apps", obj.Name)
+	}
+	bump := apirules.ReplicaSetGenerationBumps(&old.Spec, &obj.Spec)
+	kept := *old
+	*old = *obj
+	old.Namespace = ns
+	old.UID = kept.UID
+	old.CreationTimestamp = kept.CreationTimestamp
+	old.DeletionTimestamp = kept.DeletionTimestamp
+	old.Status = kept.Status
+	old.Generation = kept.Generation
+	if bump {
+		old.Generation++
+	}
+	old.ResourceVersion = s.st.nextRV()
+	s.syncRSState(st, old)
+	s.logReplicaSetWrite(s.by(), "update", old)
+	s.rsChanged(old, old)
+	return nil
+}
+
+// sameOwners reports whether a and b have the same owner references (the
+// same array: a plan's copy shares it).
+func sameOwners(a, b *appsv1.ReplicaSet) bool {
+	x, y := a.OwnerReferences, b.OwnerReferences
+	return len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
 }
 
 // deleteReplicaSet deletes a ReplicaSet with a UID precondition; the garbage
