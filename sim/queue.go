@@ -2,6 +2,8 @@ package sim
 
 import (
 	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // eventKind says what a queued event does when its time comes.
@@ -209,6 +211,10 @@ type wqItem struct {
 	// rsState is, for a ReplicaSet key, the state of the ReplicaSet stored
 	// under it (nil while there is none).
 	rsState *rsState
+	// dep is, for a Deployment key, the Deployment stored under it (nil
+	// while there is none); condsOwner is the stored Deployment whose
+	// conditions array the simulator allocated (see storeConditions).
+	dep, condsOwner *appsv1.Deployment
 }
 
 func newWorkQueue() workQueue {

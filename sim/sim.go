@@ -158,9 +158,9 @@ type Sim struct {
 	maxSpecReplicas int32
 	// pl plans every sync, reusing its memory (see rollout.Planner).
 	pl rollout.Planner
-	// ownedConds marks the stored Deployments whose conditions array the
-	// simulator allocated (see storeConditions).
-	ownedConds map[*appsv1.Deployment]bool
+	// syncItem is the work-queue item of the Deployment being synced
+	// (during syncDeployment).
+	syncItem *wqItem
 }
 
 // New prepares a run of sc. The scenario is not modified. A scenario built
@@ -530,7 +530,8 @@ func (s *Sim) syncDeployment(k *wqItem) {
 	}
 	s.stats.DeploymentSyncs++
 	s.writer = writerDeployment
-	defer func() { s.writer = "" }()
+	s.syncItem = k
+	defer func() { s.writer, s.syncItem = "", nil }()
 	snap := rollout.Snapshot{Deployment: d, ReplicaSets: rss, Now: s.wall()}
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
 		snap.Pods = s.podsOf(d)
@@ -772,7 +773,8 @@ func (s *Sim) scaleReplicaSet(obj *appsv1.ReplicaSet) error {
 	old.ResourceVersion = s.st.nextRV()
 	s.syncRSState(st, old)
 	s.logReplicaSetWrite(s.by(), "update", old)
-	s.rsChanged(old, old)
+	// rsChanged(old, old): the owner references are the same
+	s.rsStatusChanged(old, st)
 	return nil
 }
 
@@ -867,7 +869,7 @@ func (s *Sim) rsStatusChanged(rs *appsv1.ReplicaSet, st *rsState) {
 		return
 	}
 	s.met.touch(st.ownerKey)
-	if d := s.st.deployments[st.ownerKey]; d != nil && d.UID == ref.UID && !s.quietForController() {
+	if d := st.ownerItem.dep; d != nil && d.UID == ref.UID && !s.quietForController() {
 		s.notifyItem(st.ownerItem)
 	}
 	s.notifyItem(st.item)
@@ -931,6 +933,7 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	d.Status = appsv1.DeploymentStatus{}
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.st.deployments[key] = d
+	s.wq.item(queueKey{ctrlDeployment, key}).dep = d
 	s.st.depKeys = addKey(s.st.depKeys, key)
 	s.logDeploymentWrite("create", d)
 	s.informDeployment(key, d)
@@ -962,7 +965,7 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	key := objKey(d.Namespace, d.Name)
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.st.deployments[key] = d
-	delete(s.ownedConds, old) // d shares old's conditions: its first status write copies them
+	s.wq.item(queueKey{ctrlDeployment, key}).dep = d // d shares old's conditions: its first status write copies them
 	s.logDeploymentWrite("update", d)
 	s.informDeployment(key, d)
 	s.notifyDeployment(key)
@@ -1007,25 +1010,40 @@ func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
 // place" (see store): nothing keeps a stored Deployment across a write, and
 // the invariant checker captures a copy.
 func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
-	old, key, err := s.storedForWrite(obj, "update deployment status")
-	if err != nil {
-		return err
+	var old *appsv1.Deployment
+	var key string
+	it := s.syncItem
+	if it != nil && it.dep != nil && obj != nil && obj.Name == it.dep.Name && obj.Namespace == it.dep.Namespace {
+		// the synced Deployment's own write: its item has the stored object
+		old, key = it.dep, it.key.name
+		if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
+			return conflictError("deployments.apps", obj.Name)
+		}
+	} else {
+		var err error
+		if old, key, err = s.storedForWrite(obj, "update deployment status"); err != nil {
+			return err
+		}
+		it = s.wq.item(queueKey{ctrlDeployment, key})
 	}
 	prev := old.Status.Conditions
 	old.Status = obj.Status
 	old.Annotations = obj.Annotations
-	old.Status.Conditions = s.storeConditions(old, prev, obj.Status.Conditions)
+	old.Status.Conditions = s.storeConditions(it, old, prev, obj.Status.Conditions)
 	old.ResourceVersion = s.st.nextRV()
 	s.logDeploymentWrite("status", old)
 	s.informDeployment(key, old)
-	s.notifyDeployment(key)
+	if !s.quietForController() {
+		s.notifyItem(it)
+	}
 	s.met.touch(key)
 	s.observeRestart(old)
 	return nil
 }
 
-// storeConditions returns the conditions a status write stores in d,
-// whose conditions were prev, from conds: the plan's (which the Planner
+// storeConditions returns the conditions a status write stores in d (the
+// Deployment of the work-queue item it), whose conditions were prev, from
+// conds: the plan's (which the Planner
 // reuses at its next plan, see rollout.Planner) or prev itself. They are
 // copied, times cut to the second, into d's own array, which the simulator
 // allocated for this Deployment object and edits in place from one status
@@ -1033,20 +1051,17 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 // keeps a stored Deployment's conditions across a write). With an informer
 // delay, whose cache holds shallow copies of the written objects, each
 // write gets a new array.
-func (s *Sim) storeConditions(d *appsv1.Deployment, prev, conds []appsv1.DeploymentCondition) []appsv1.DeploymentCondition {
+func (s *Sim) storeConditions(it *wqItem, d *appsv1.Deployment, prev, conds []appsv1.DeploymentCondition) []appsv1.DeploymentCondition {
 	if len(conds) == 0 {
 		return conds
 	}
 	var out []appsv1.DeploymentCondition
-	if !s.delayed() && s.ownedConds[d] && cap(prev) >= len(conds) {
+	if !s.delayed() && it.condsOwner == d && cap(prev) >= len(conds) {
 		out = prev[:len(conds)]
 	} else {
 		out = make([]appsv1.DeploymentCondition, len(conds), max(len(conds), 4))
 		if !s.delayed() {
-			if s.ownedConds == nil {
-				s.ownedConds = map[*appsv1.Deployment]bool{}
-			}
-			s.ownedConds[d] = true
+			it.condsOwner = d
 		}
 	}
 	if &out[0] == &conds[0] {
