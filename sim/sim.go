@@ -524,7 +524,7 @@ func rsReplicas(rs *appsv1.ReplicaSet) int32 {
 // syncDeployment is one sync of the Deployment controller: rollout.Plan on
 // the store as of now, then the plan applied as the API server would.
 func (s *Sim) syncDeployment(k *wqItem) {
-	d, rss := s.controllerView(k.key.name)
+	d, rss := s.controllerView(k)
 	if d == nil {
 		return
 	}
