@@ -8,11 +8,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 )
 
-// A Planner remembers, per Deployment, what the look-up of the new
-// ReplicaSet found at the last plan: the claimed ReplicaSets in creation
-// order, which of them matches the pod template, whether the new one's
-// revision annotations were in sync, and each one's desired-replicas
-// annotation. The next plan of the same Deployment object reuses it when
+// A Planner remembers, per Deployment, what its spec gives (validation,
+// selector, parameters, fenceposts: valid for the same object and
+// generation), and what the look-up of the new ReplicaSet found at the
+// last plan: the claimed ReplicaSets in creation order, which of them
+// matches the pod template, whether the new one's revision annotations
+// were in sync, and each one's desired-replicas annotation. The next plan of the same Deployment object reuses it when
 // nothing it was derived from can have changed: the same Deployment object
 // with the same generation and annotations map, and the same claimed
 // ReplicaSet objects, in the same order, with the same generations and
@@ -28,6 +29,15 @@ const maxMemos = 4096
 
 // memo is what a Planner remembers of one Deployment's last plan.
 type memo struct {
+	// What the Deployment's spec gives, for specGen (when specOK): its
+	// selector's pairs, its parameters (it passed validation), and, when
+	// fenceOK, its resolved maxSurge and maxUnavailable.
+	specGen            int64
+	specOK, fenceOK    bool
+	sel                selectorPairs
+	params             Params
+	surge, unavailable int32
+
 	gen int64
 	in  []memoRS // the claimed ReplicaSets, in the snapshot's order
 	// sorted is the claimed list sorted by creation; desired holds each
@@ -58,26 +68,43 @@ func mapID(m map[string]string) unsafe.Pointer {
 	return reflect.ValueOf(m).UnsafePointer()
 }
 
-// lookUpMemo sorts p.rsList and finds the new ReplicaSet from the Planner's
-// memo when it is still valid, and reports whether it did; otherwise it
-// prepares p.memo for remember.
-func (p *planner) lookUpMemo() bool {
+// memoOf sets p.memo to the Planner's memo of the snapshot's Deployment
+// d, a new one the first time (nil without a Planner), and returns it.
+func (p *planner) memoOf(d *appsv1.Deployment) *memo {
 	r := p.w.reuse
 	if r == nil {
-		return false
+		return nil
 	}
-	d := p.w.snap.Deployment
 	m := r.memos[d]
 	if m == nil {
 		if r.memos == nil || len(r.memos) >= maxMemos {
 			r.memos = make(map[*appsv1.Deployment]*memo)
 		}
-		m = &memo{}
+		m = &memo{gen: -1}
 		r.memos[d] = m
-		p.memo = m
-		return false
 	}
 	p.memo = m
+	return m
+}
+
+// specMemo returns the memo when what it holds of the Deployment's spec
+// is valid for d, else nil.
+func (p *planner) specMemo(d *appsv1.Deployment) *memo {
+	if m := p.memo; m != nil && m.specOK && m.specGen == d.Generation {
+		return m
+	}
+	return nil
+}
+
+// lookUpMemo sorts p.rsList and finds the new ReplicaSet from the Planner's
+// memo when it is still valid, and reports whether it did; otherwise remember
+// fills p.memo (when there is one) after the look-up.
+func (p *planner) lookUpMemo() bool {
+	m := p.memo
+	if m == nil {
+		return false
+	}
+	d := p.w.snap.Deployment
 	if m.gen != d.Generation || len(m.in) != len(p.rsList) {
 		return false
 	}

@@ -59,9 +59,21 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 		}
 		return w.finish(nil), nil
 	}
-	p.sel.init(d.Spec.Selector)
-	if err := validate(d, &p.sel); err != nil {
-		return nil, err
+	p.memoOf(d)
+	if m := p.specMemo(d); m != nil {
+		// The same Deployment object and generation passed validation at
+		// the Planner's last plan of it (see memo.go).
+		p.sel, p.params = m.sel, m.params
+	} else {
+		p.sel.init(d.Spec.Selector)
+		if err := validate(d, &p.sel); err != nil {
+			return nil, err
+		}
+		p.params, _ = ParamsOf(d) // validated: spec.replicas is set
+		if m := p.memo; m != nil {
+			m.sel, m.params = p.sel, p.params
+			m.specGen, m.specOK, m.fenceOK = d.Generation, true, false
+		}
 	}
 	for i, rs := range s.ReplicaSets {
 		if err := validateReplicaSet(rs); err != nil {
@@ -69,7 +81,6 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 		}
 	}
 
-	p.params, _ = ParamsOf(d) // validated: spec.replicas is set
 	err := p.sync()
 	return w.finish(err), nil
 }
@@ -271,7 +282,14 @@ func (p *planner) maxUnavailable() int32 {
 
 func (p *planner) resolveFenceposts() {
 	if !p.fenceposts.ok {
-		p.fenceposts.surge, p.fenceposts.unavailable = fencepost.Limits(p.d)
+		if m := p.specMemo(p.d); m != nil && m.fenceOK {
+			p.fenceposts.surge, p.fenceposts.unavailable = m.surge, m.unavailable
+		} else {
+			p.fenceposts.surge, p.fenceposts.unavailable = fencepost.Limits(p.d)
+			if m != nil {
+				m.surge, m.unavailable, m.fenceOK = p.fenceposts.surge, p.fenceposts.unavailable, true
+			}
+		}
 		p.fenceposts.ok = true
 	}
 }

@@ -13,14 +13,16 @@ import appsv1 "k8s.io/api/apps/v1"
 //
 // # What a Planner remembers
 //
-// A Planner also remembers, per Deployment object, what the look-up of the
-// new ReplicaSet found (the claimed ReplicaSets in creation order, the one
-// whose template matches, whether its revision annotations were in sync,
-// each one's desired-replicas annotation), and reuses it at the next plan
-// of the same Deployment object when the Deployment has the same
-// generation and annotations map and the claimed ReplicaSets are the same
-// objects, in the same order, with the same generations and annotations
-// maps. Objects are compared by identity, never by value, so a Planner
+// A Planner also remembers, per Deployment object, what its spec gives
+// (that it passed validation, its selector, its parameters and resolved
+// maxSurge and maxUnavailable), reused at the next plan of the same object
+// with the same generation, and what the look-up of the new ReplicaSet
+// found (the claimed ReplicaSets in creation order, the one whose template
+// matches, whether its revision annotations were in sync, each one's
+// desired-replicas annotation), reused at the next plan of the same
+// Deployment object when the Deployment has the same generation and
+// annotations map and the claimed ReplicaSets are the same objects, in the
+// same order, with the same generations and annotations maps. Objects are compared by identity, never by value, so a Planner
 // takes its inputs as an API server's objects are: a changed spec comes
 // with a new generation or as a new object, and metadata maps are replaced,
 // never modified in place (status may be updated in place). It keeps the
