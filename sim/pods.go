@@ -194,7 +194,7 @@ func (s *Sim) newPodName(prefix string) string {
 			b[i] = podNameAlphabet[s.rng.IntN(len(podNameAlphabet))]
 		}
 		if _, taken := s.st.pods[string(b)]; !taken { // no allocation to look up
-			return string(b)
+			return s.st.str(b)
 		}
 	}
 }
