@@ -199,6 +199,7 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 		colo:      map[string][]int32{},
 	}
 	s.trace.fullStops = o.FullStops
+	s.st.pods = make(map[string]*podState, podsHint(sc))
 	for i, n := range sc.Cluster.Nodes {
 		s.nodes = append(s.nodes, &nodeState{Name: n.Name, Capacity: n.Capacity, slot: int32(i + 1)})
 	}
@@ -219,6 +220,24 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	}
 	s.met.init()
 	return s, nil
+}
+
+// podsHint is the room the pods map starts with: twice the replicas of the
+// scenario's Deployments (a rollout with maxSurge 100% doubles them), at
+// most 2,097,152. A map sized for its pods from the start does not grow
+// while they are created, and deletions in its sparse groups leave empty
+// slots instead of tombstones that make it rehash again and again (the
+// 150k rollout creates 300,000 pods and deletes 150,000).
+func podsHint(sc *Scenario) int {
+	n := 0
+	for _, d := range sc.deployments {
+		if r := d.Spec.Replicas; r != nil && *r > 0 {
+			n += int(*r)
+		} else if r == nil {
+			n++
+		}
+	}
+	return min(2*n, 1<<21)
 }
 
 // Run runs the scenario to its end: the time limit, convergence after a
