@@ -199,7 +199,11 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 		colo:      map[string][]int32{},
 	}
 	s.trace.fullStops = o.FullStops
-	s.st.pods = make(map[string]*podState, podsHint(sc))
+	hint := podsHint(sc)
+	s.st.pods = make(map[string]*podState, hint)
+	// room for a start-up timer per replica, all queued at once when the
+	// Deployments are created
+	s.q.slab, s.q.heap, s.q.free = make([]event, 0, hint/2), make([]qent, 0, hint/2), make([]int32, 0, hint/2)
 	for i, n := range sc.Cluster.Nodes {
 		s.nodes = append(s.nodes, &nodeState{Name: n.Name, Capacity: n.Capacity, slot: int32(i + 1)})
 	}
@@ -222,9 +226,9 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	return s, nil
 }
 
-// podsHint is the room the pods map starts with: twice the replicas of the
-// scenario's Deployments (a rollout with maxSurge 100% doubles them), at
-// most 2,097,152. A map sized for its pods from the start does not grow
+// podsHint is the room the pods map starts with (and half of it the event
+// queue's): twice the replicas of the scenario's Deployments (a rollout
+// with maxSurge 100% doubles them), at most 2,097,152. A map sized for its pods from the start does not grow
 // while they are created, and deletions in its sparse groups leave empty
 // slots instead of tombstones that make it rehash again and again (the
 // 150k rollout creates 300,000 pods and deletes 150,000).
