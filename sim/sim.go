@@ -228,10 +228,11 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 
 // podsHint is the room the pods map starts with (and half of it the event
 // queue's): twice the replicas of the scenario's Deployments (a rollout
-// with maxSurge 100% doubles them), at most 2,097,152. A map sized for its pods from the start does not grow
-// while they are created, and deletions in its sparse groups leave empty
-// slots instead of tombstones that make it rehash again and again (the
-// 150k rollout creates 300,000 pods and deletes 150,000).
+// with maxSurge 100% doubles them), at most 2,097,152. A map sized for its
+// pods from the start does not grow while they are created, and deletions
+// in its sparse groups leave empty slots instead of tombstones that make
+// it rehash again and again (the 150k rollout creates 300,000 pods and
+// deletes 150,000).
 func podsHint(sc *Scenario) int {
 	n := 0
 	for _, d := range sc.deployments {
@@ -1066,14 +1067,14 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 
 // storeConditions returns the conditions a status write stores in d (the
 // Deployment of the work-queue item it), whose conditions were prev, from
-// conds: the plan's (which the Planner
-// reuses at its next plan, see rollout.Planner) or prev itself. They are
-// copied, times cut to the second, into d's own array, which the simulator
-// allocated for this Deployment object and edits in place from one status
-// write to the next (the invariant checker captures a copy; nothing else
-// keeps a stored Deployment's conditions across a write). With an informer
-// delay, whose cache holds shallow copies of the written objects, each
-// write gets a new array.
+// conds: the plan's (which the Planner reuses at its next plan, see
+// rollout.Planner) or prev itself. They are copied, times cut to the
+// second as the API server stores them, into d's own array, which the
+// simulator allocated for this Deployment object and edits in place from
+// one status write to the next (the invariant checker captures a copy;
+// nothing else keeps a stored Deployment's conditions across a write).
+// With an informer delay, whose cache holds shallow copies of the written
+// objects, each write gets a new array.
 func (s *Sim) storeConditions(it *wqItem, d *appsv1.Deployment, prev, conds []appsv1.DeploymentCondition) []appsv1.DeploymentCondition {
 	if len(conds) == 0 {
 		return conds
