@@ -160,7 +160,7 @@ const strChunk = 4096
 // resourceVersions, UIDs and pod names instead of one each. The bytes of a
 // returned string are never written again.
 func (s *store) str(b []byte) string {
-	if len(b) > strChunk/4 {
+	if len(b) == 0 || len(b) > strChunk/4 {
 		return string(b)
 	}
 	if len(s.strBuf) < len(b) {
