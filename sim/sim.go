@@ -228,11 +228,13 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 
 // podsHint is the room the pods map starts with (and half of it the event
 // queue's): twice the replicas of the scenario's Deployments (a rollout
-// with maxSurge 100% doubles them), at most 2,097,152. A map sized for its
-// pods from the start does not grow while they are created, and deletions
-// in its sparse groups leave empty slots instead of tombstones that make
-// it rehash again and again (the 150k rollout creates 300,000 pods and
-// deletes 150,000).
+// with maxSurge 100% doubles them), at most 524,288 (beyond, the map and
+// the queue grow as before: presizing them for a million replicas would
+// cost more peak memory than the rehashing costs time). A map sized for
+// its pods from the start does not grow while they are created, and
+// deletions in its sparse groups leave empty slots instead of tombstones
+// that make it rehash again and again (the 150k rollout creates 300,000
+// pods and deletes 150,000).
 func podsHint(sc *Scenario) int {
 	n := 0
 	for _, d := range sc.deployments {
@@ -242,7 +244,7 @@ func podsHint(sc *Scenario) int {
 			n++
 		}
 	}
-	return min(2*n, 1<<21)
+	return min(2*n, 1<<19)
 }
 
 // Run runs the scenario to its end: the time limit, convergence after a
