@@ -109,7 +109,7 @@ func (s *Sim) quietForController() bool {
 func (s *Sim) controllerView(it *wqItem) (*appsv1.Deployment, []*appsv1.ReplicaSet) {
 	key := it.key.name
 	if !s.delayed() {
-		d := it.dep // s.st.deployments[key]
+		d := s.st.deployments[key]
 		if d == nil {
 			return nil, nil
 		}

@@ -255,10 +255,9 @@ type wqItem struct {
 	// rsState is, for a ReplicaSet key, the state of the ReplicaSet stored
 	// under it (nil while there is none).
 	rsState *rsState
-	// dep is, for a Deployment key, the Deployment stored under it (nil
-	// while there is none); condsOwner is the stored Deployment whose
+	// condsOwner is, for a Deployment key, the stored Deployment whose
 	// conditions array the simulator allocated (see storeConditions).
-	dep, condsOwner *appsv1.Deployment
+	condsOwner *appsv1.Deployment
 }
 
 func newWorkQueue() workQueue {

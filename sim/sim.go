@@ -159,8 +159,10 @@ type Sim struct {
 	// pl plans every sync, reusing its memory (see rollout.Planner).
 	pl rollout.Planner
 	// syncItem is the work-queue item of the Deployment being synced
-	// (during syncDeployment).
+	// (during syncDeployment), syncDep the stored Deployment it read
+	// (nil with an informer delay, or once a write replaced it).
 	syncItem *wqItem
+	syncDep  *appsv1.Deployment
 }
 
 // New prepares a run of sc. The scenario is not modified. A scenario built
@@ -556,8 +558,11 @@ func (s *Sim) syncDeployment(k *wqItem) {
 	}
 	s.stats.DeploymentSyncs++
 	s.writer = writerDeployment
-	s.syncItem = k
-	defer func() { s.writer, s.syncItem = "", nil }()
+	s.syncItem, s.syncDep = k, nil
+	if !s.delayed() {
+		s.syncDep = d
+	}
+	defer func() { s.writer, s.syncItem, s.syncDep = "", nil, nil }()
 	snap := rollout.Snapshot{Deployment: d, ReplicaSets: rss, Now: s.wall()}
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
 		snap.Pods = s.podsOf(d)
@@ -895,7 +900,7 @@ func (s *Sim) rsStatusChanged(rs *appsv1.ReplicaSet, st *rsState) {
 		return
 	}
 	s.met.touch(st.ownerKey)
-	if d := st.ownerItem.dep; d != nil && d.UID == ref.UID && !s.quietForController() {
+	if d := s.st.deployments[st.ownerKey]; d != nil && d.UID == ref.UID && !s.quietForController() {
 		s.notifyItem(st.ownerItem)
 	}
 	s.notifyItem(st.item)
@@ -959,7 +964,6 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	d.Status = appsv1.DeploymentStatus{}
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.st.deployments[key] = d
-	s.wq.item(queueKey{ctrlDeployment, key}).dep = d
 	s.st.depKeys = addKey(s.st.depKeys, key)
 	s.logDeploymentWrite("create", d)
 	s.informDeployment(key, d)
@@ -991,7 +995,9 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	key := objKey(d.Namespace, d.Name)
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.st.deployments[key] = d
-	s.wq.item(queueKey{ctrlDeployment, key}).dep = d // d shares old's conditions: its first status write copies them
+	if s.syncDep == old {
+		s.syncDep = nil // replaced
+	}
 	s.logDeploymentWrite("update", d)
 	s.informDeployment(key, d)
 	s.notifyDeployment(key)
@@ -1039,9 +1045,9 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	var old *appsv1.Deployment
 	var key string
 	it := s.syncItem
-	if it != nil && it.dep != nil && obj != nil && obj.Name == it.dep.Name && obj.Namespace == it.dep.Namespace {
-		// the synced Deployment's own write: its item has the stored object
-		old, key = it.dep, it.key.name
+	if d := s.syncDep; it != nil && d != nil && obj != nil && obj.Name == d.Name && obj.Namespace == d.Namespace {
+		// the synced Deployment's own write: the sync read the stored object
+		old, key = d, it.key.name
 		if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
 			return conflictError("deployments.apps", obj.Name)
 		}
