@@ -58,7 +58,12 @@ func TestOwnedConditionEditsMatchCopyingEdits(t *testing.T) {
 		// which they must copy before the first change and never modify.
 		deployments := slices.Clone(start)
 		owned := appsv1.DeploymentStatus{Conditions: deployments}
-		shared := len(deployments) > 0
+		shared := condOwner{shared: len(deployments) > 0}
+		if rapid.Bool().Draw(t, "lent") {
+			// a Planner's array, sometimes with room already
+			buf := make([]appsv1.DeploymentCondition, 0, rapid.IntRange(0, 6).Draw(t, "room"))
+			shared.buf = &buf
+		}
 		for i := range rapid.IntRange(0, 6).Draw(t, "ops") {
 			if rapid.Bool().Draw(t, "set") {
 				c := genCond(t, "op")

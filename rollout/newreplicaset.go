@@ -35,10 +35,19 @@ func (p *planner) getAllReplicaSetsAndSyncRevision(create bool) (*appsv1.Replica
 // lookUpNew sorts the claimed ReplicaSets and finds the new one, once.
 func (p *planner) lookUpNew() {
 	if !p.looked {
+		p.looked = true
+		if p.lookUpMemo() {
+			return
+		}
+		var inBuf [8]*appsv1.ReplicaSet
+		var in []*appsv1.ReplicaSet
+		if p.memo != nil {
+			in = append(inBuf[:0], p.rsList...)
+		}
 		// rsList is the planner's own slice (claimReplicaSets built it).
 		slices.SortFunc(p.rsList, compareByCreation)
 		p.existing = findNewReplicaSet(p.d, p.rsList)
-		p.looked = true
+		p.remember(in)
 	}
 }
 
@@ -82,6 +91,11 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 		return nil, nil
 	}
 	d := p.d
+	if existing != nil && existing.Spec.MinReadySeconds == d.Spec.MinReadySeconds && p.revisionInSync(existing, d) {
+		// The Planner's memo: the same objects found the revision in sync
+		// at the last plan (see memo.go).
+		return p.existingFound(existing, false, "")
+	}
 	maxOldRevision := p.maxOldRevision(existing)
 	newRevision := strconv.FormatInt(maxOldRevision+1, 10)
 	maxSurge := p.maxSurge()
@@ -109,20 +123,10 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 		var why string
 		if needsUpdate {
 			why = fmt.Sprintf("record revision %s of the new replica set %s", existing.Annotations[revision.RevisionAnnotation], existing.Name)
+		} else if !changed && p.memoValid && p.memo.existing == existing && mapID(annotations) == mapID(existing.Annotations) {
+			p.memo.revOK, p.memo.dAnn = true, mapID(p.d.Annotations)
 		}
-		if hasProgressDeadline(d) && getCondition(d.Status, appsv1.DeploymentProgressing) == nil {
-			p.setProgressing(newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, FoundNewRSReason,
-				fmt.Sprintf("Found new replica set %q", existing.Name), p.w.snap.Now))
-			needsUpdate = true
-			why = fmt.Sprintf("first Progressing condition: found the new replica set %s", existing.Name)
-		}
-		if needsUpdate {
-			if err := p.writeDeployment(true, why); err != nil {
-				return nil, err
-			}
-		}
-		p.existingInSync = true
-		return existing, nil
+		return p.existingFound(existing, needsUpdate, why)
 	}
 	if !create {
 		return nil, nil
@@ -190,6 +194,26 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 		p.w.normal("ScalingReplicaSet", "Scaled up replica set %s from 0 to %d", created.Name, newReplicas)
 	}
 	return p.recordRevision(created, newRevision, true)
+}
+
+// existingFound is the tail of the look-up of an existing new ReplicaSet
+// whose revision is in sync (needsUpdate: but not yet recorded in the
+// Deployment, why says so): the first Progressing condition, the write.
+func (p *planner) existingFound(existing *appsv1.ReplicaSet, needsUpdate bool, why string) (*appsv1.ReplicaSet, error) {
+	d := p.d
+	if hasProgressDeadline(d) && getCondition(d.Status, appsv1.DeploymentProgressing) == nil {
+		p.setProgressing(newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, FoundNewRSReason,
+			fmt.Sprintf("Found new replica set %q", existing.Name), p.w.snap.Now))
+		needsUpdate = true
+		why = fmt.Sprintf("first Progressing condition: found the new replica set %s", existing.Name)
+	}
+	if needsUpdate {
+		if err := p.writeDeployment(true, why); err != nil {
+			return nil, err
+		}
+	}
+	p.existingInSync = true
+	return existing, nil
 }
 
 // recordRevision is the tail of upstream's creation path: copy the revision

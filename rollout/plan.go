@@ -42,6 +42,9 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 	p := &planner{d: s.Deployment}
 	w := &p.w
 	w.initReusing(s, o, reuse)
+	if reuse != nil {
+		p.conds.buf = &reuse.conds
+	}
 
 	// A selector that selects everything is refused before anything else,
 	// even before validation: upstream only records observedGeneration.
@@ -56,9 +59,21 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 		}
 		return w.finish(nil), nil
 	}
-	p.sel.init(d.Spec.Selector)
-	if err := validate(d, &p.sel); err != nil {
-		return nil, err
+	p.memoOf(d)
+	if m := p.specMemo(d); m != nil {
+		// The same Deployment object and generation passed validation at
+		// the Planner's last plan of it (see memo.go).
+		p.sel, p.params = m.sel, m.params
+	} else {
+		p.sel.init(d.Spec.Selector)
+		if err := validate(d, &p.sel); err != nil {
+			return nil, err
+		}
+		p.params, _ = ParamsOf(d) // validated: spec.replicas is set
+		if m := p.memo; m != nil {
+			m.sel, m.params = p.sel, p.params
+			m.specGen, m.specOK, m.fenceOK = d.Generation, true, false
+		}
 	}
 	for i, rs := range s.ReplicaSets {
 		if err := validateReplicaSet(rs); err != nil {
@@ -66,7 +81,6 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 		}
 	}
 
-	p.params, _ = ParamsOf(d) // validated: spec.replicas is set
 	err := p.sync()
 	return w.finish(err), nil
 }
@@ -114,14 +128,19 @@ type planner struct {
 	// progressingSet records that this sync set the Deployment's
 	// Progressing condition (at Now).
 	progressingSet bool
-	// sharedConds says that the conditions of the status calculateStatus
-	// made are still the Deployment's (see setOwnedCondition).
-	sharedConds bool
+	// conds says whether the conditions of the status calculateStatus
+	// made are still the Deployment's, and lends the Planner's array for
+	// the copy (see setOwnedCondition).
+	conds condOwner
 	// rsList is the claimed ReplicaSets.
 	rsList []*appsv1.ReplicaSet
 	// existing is the new ReplicaSet found in rsList, once looked is set.
 	existing *appsv1.ReplicaSet
 	looked   bool
+	// memo is the Planner's memory of this Deployment (nil without a
+	// Planner); memoValid says it describes this plan's ReplicaSets.
+	memo      *memo
+	memoValid bool
 	// existingInSync records that existing needs no revision sync.
 	existingInSync bool
 	// fenceposts caches the resolved maxSurge and maxUnavailable: the
@@ -263,7 +282,14 @@ func (p *planner) maxUnavailable() int32 {
 
 func (p *planner) resolveFenceposts() {
 	if !p.fenceposts.ok {
-		p.fenceposts.surge, p.fenceposts.unavailable = fencepost.Limits(p.d)
+		if m := p.specMemo(p.d); m != nil && m.fenceOK {
+			p.fenceposts.surge, p.fenceposts.unavailable = m.surge, m.unavailable
+		} else {
+			p.fenceposts.surge, p.fenceposts.unavailable = fencepost.Limits(p.d)
+			if m != nil {
+				m.surge, m.unavailable, m.fenceOK = p.fenceposts.surge, p.fenceposts.unavailable, true
+			}
+		}
 		p.fenceposts.ok = true
 	}
 }

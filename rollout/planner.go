@@ -4,12 +4,29 @@ import appsv1 "k8s.io/api/apps/v1"
 
 // Planner plans syncs like [PlanWith] while reusing its memory from one
 // call to the next: the [Result], its Actions and Events lists, the
-// planner's scratch lists and its copies of the Deployment. A controller or simulator that plans
+// planner's scratch lists and its copies of the Deployment and the ReplicaSets it updates. A controller or simulator that plans
 // many syncs one after the other allocates less per sync with a Planner;
 // the decisions are exactly those of [PlanWith].
 //
 // The zero value is ready to use. A Planner is not safe for concurrent use:
 // give each goroutine its own.
+//
+// # What a Planner remembers
+//
+// A Planner also remembers, per Deployment object, what its spec gives
+// (that it passed validation, its selector, its parameters and resolved
+// maxSurge and maxUnavailable), reused at the next plan of the same object
+// with the same generation, and what the look-up of the new ReplicaSet
+// found (the claimed ReplicaSets in creation order, the one whose template
+// matches, whether its revision annotations were in sync, each one's
+// desired-replicas annotation), reused at the next plan of the same
+// Deployment object when the Deployment has the same generation and
+// annotations map and the claimed ReplicaSets are the same objects, in the
+// same order, with the same generations and annotations maps. Objects are compared by identity, never by value, so a Planner
+// takes its inputs as an API server's objects are: a changed spec comes
+// with a new generation or as a new object, and metadata maps are replaced,
+// never modified in place (status may be updated in place). It keeps the
+// last Deployment and ReplicaSet objects of up to 4,096 Deployments alive.
 //
 // # Lifetime of the reused memory
 //
@@ -19,12 +36,18 @@ import appsv1 "k8s.io/api/apps/v1"
 //     slices;
 //   - the Deployment of every [UpdateDeployment] and [UpdateDeploymentStatus]
 //     action (unlike with PlanWith, it may not be taken over: copy what you
-//     keep, for example its Status, before planning again).
+//     keep, for example its Status, before planning again);
+//   - the array of the conditions of Result.Status and of the written
+//     Deployment, when the plan changed them (copy the conditions, not
+//     only the Status that holds them);
+//   - the ReplicaSet of every [UpdateReplicaSet] and [ScaleReplicaSet]
+//     action (copy the top-level struct to keep it; what it points to is
+//     shared, read-only, as with PlanWith).
 //
 // Everything else the Result holds is allocated for it, or shared with the
-// snapshot, as with PlanWith, and may be kept: the ReplicaSets of the
-// actions (whose top-level structs may be taken over), the strings, the
-// Notes, and the conditions of Result.Status and of the written Deployment.
+// snapshot, as with PlanWith, and may be kept: the ReplicaSets of the other
+// actions (whose top-level structs may be taken over), the strings and the
+// Notes.
 type Planner struct {
 	// Options are the options of every plan (see [PlanWith]).
 	Options Options
@@ -35,6 +58,12 @@ type Planner struct {
 	claimed     []*appsv1.ReplicaSet
 	rss         []*appsv1.ReplicaSet
 	deployments []*appsv1.Deployment
+	replicaSets []*appsv1.ReplicaSet
+	// conds is the array the conditions of the status a plan changes are
+	// copied into.
+	conds []appsv1.DeploymentCondition
+	// memos is what the last plan of each Deployment found (see memo.go).
+	memos map[*appsv1.Deployment]*memo
 }
 
 // Plan is [PlanWith](s, pl.Options), with the Result and the written

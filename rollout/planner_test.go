@@ -45,6 +45,33 @@ func TestPropertyPlannerEqualsPlanWith(t *testing.T) {
 	})
 }
 
+// A Planner that plans the same objects again (its memo of the new
+// ReplicaSet's look-up valid), then the same objects with their status
+// changed in place, as the simulator's status writes do, gives PlanWith's
+// Result each time.
+func TestPropertyPlannerMemo(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var pl Planner
+		pl.Options = Options{Quiet: rapid.Bool().Draw(t, "quiet")}
+		s := genSnapshot(t)
+		for i := range 3 {
+			if i == 2 {
+				for _, rs := range s.ReplicaSets {
+					rs.Status.AvailableReplicas = rapid.Int32Range(0, rs.Status.Replicas).Draw(t, "available")
+				}
+			}
+			want, wantErr := PlanWith(deepCopySnapshot(s), pl.Options)
+			got, err := pl.Plan(s)
+			if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+				t.Fatalf("plan %d: error %v, PlanWith's %v", i, err, wantErr)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("plan %d: Planner differs from PlanWith (-PlanWith +Planner):\n%s", i, diff)
+			}
+		}
+	})
+}
+
 // deepCopySnapshot is copySnapshot with the pods.
 func deepCopySnapshot(s Snapshot) Snapshot {
 	c := copySnapshot(s)

@@ -64,7 +64,7 @@ func (p *planner) isScalingEvent() (bool, error) {
 		if rs == nil || *rs.Spec.Replicas == 0 {
 			return false
 		}
-		desired, ok := revision.DesiredReplicas(rs)
+		desired, ok := p.desiredReplicas(rs)
 		return ok && desired != *p.d.Spec.Replicas
 	}
 	for _, rs := range p.rsList {

@@ -81,12 +81,19 @@ func (p *planner) setProgressing(c appsv1.DeploymentCondition) {
 // before it changes, so a status copied from the input is never modified in
 // place.
 func setCondition(s *appsv1.DeploymentStatus, c appsv1.DeploymentCondition) {
-	shared := true
-	setOwnedCondition(s, &shared, c)
+	setOwnedCondition(s, &condOwner{shared: true}, c)
+}
+
+// condOwner says whether a status's conditions are still shared (with the
+// Deployment's, read-only) and, with a Planner, lends the array the first
+// private copy is made in (the Planner's, reused from plan to plan).
+type condOwner struct {
+	shared bool
+	buf    *[]appsv1.DeploymentCondition
 }
 
 // The status calculateStatus builds starts with the Deployment's conditions
-// slice, shared (*shared is true); the first edit that changes something
+// slice, shared (o.shared is true); the first edit that changes something
 // replaces it with a copy that has room for one more condition, and later
 // edits happen in that copy instead of a new slice each. A sync that changes
 // no condition (most syncs that write nothing) copies nothing.
@@ -94,23 +101,23 @@ func setCondition(s *appsv1.DeploymentStatus, c appsv1.DeploymentCondition) {
 // SetDeploymentCondition and RemoveDeploymentCondition results, order
 // included, and nil once the last condition is removed.
 
-func setOwnedCondition(s *appsv1.DeploymentStatus, shared *bool, c appsv1.DeploymentCondition) {
+func setOwnedCondition(s *appsv1.DeploymentStatus, o *condOwner, c appsv1.DeploymentCondition) {
 	if cur := getCondition(*s, c.Type); cur != nil && cur.Status == c.Status {
 		if cur.Reason == c.Reason {
 			return
 		}
 		c.LastTransitionTime = cur.LastTransitionTime
 	}
-	ownConditions(s, shared)
-	removeOwnedCondition(s, shared, c.Type)
+	ownConditions(s, o)
+	removeOwnedCondition(s, o, c.Type)
 	s.Conditions = append(s.Conditions, c)
 }
 
-func removeOwnedCondition(s *appsv1.DeploymentStatus, shared *bool, t appsv1.DeploymentConditionType) {
+func removeOwnedCondition(s *appsv1.DeploymentStatus, o *condOwner, t appsv1.DeploymentConditionType) {
 	if getCondition(*s, t) == nil {
 		return
 	}
-	ownConditions(s, shared)
+	ownConditions(s, o)
 	cs := s.Conditions
 	n := 0
 	for i := range cs {
@@ -127,15 +134,29 @@ func removeOwnedCondition(s *appsv1.DeploymentStatus, shared *bool, t appsv1.Dep
 	s.Conditions = cs[:n]
 }
 
-// ownConditions replaces shared conditions with a private copy.
-func ownConditions(s *appsv1.DeploymentStatus, shared *bool) {
-	if !*shared {
+// ownConditions replaces shared conditions with a private copy: in the
+// lent array, once, unless the conditions are that array already (a
+// caller that kept a written Deployment's conditions), else a new one.
+func ownConditions(s *appsv1.DeploymentStatus, o *condOwner) {
+	if !o.shared {
 		return
 	}
-	*shared = false
-	if len(s.Conditions) > 0 {
-		s.Conditions = append(make([]appsv1.DeploymentCondition, 0, len(s.Conditions)+1), s.Conditions...)
+	o.shared = false
+	n := len(s.Conditions)
+	if n == 0 {
+		return
 	}
+	if b := o.buf; b != nil {
+		o.buf = nil
+		if cap(*b) < n+1 {
+			*b = make([]appsv1.DeploymentCondition, 0, max(n+1, 4))
+		}
+		if &(*b)[:1][0] != &s.Conditions[0] {
+			s.Conditions = append((*b)[:0], s.Conditions...)
+			return
+		}
+	}
+	s.Conditions = append(make([]appsv1.DeploymentCondition, 0, n+1), s.Conditions...)
 }
 
 func hasProgressDeadline(d *appsv1.Deployment) bool {
@@ -172,12 +193,12 @@ func (p *planner) calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.Rep
 	available := c.AvailableReplicas
 	if len(d.Status.Conditions) > 0 {
 		s.Conditions = d.Status.Conditions
-		p.sharedConds = true
+		p.conds.shared = true
 	}
 	if available >= *d.Spec.Replicas-p.maxUnavailable() {
-		setOwnedCondition(&s, &p.sharedConds, newCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue, MinimumReplicasAvailable, "Deployment has minimum availability.", p.w.snap.Now))
+		setOwnedCondition(&s, &p.conds, newCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue, MinimumReplicasAvailable, "Deployment has minimum availability.", p.w.snap.Now))
 	} else {
-		setOwnedCondition(&s, &p.sharedConds, newCondition(appsv1.DeploymentAvailable, corev1.ConditionFalse, MinimumReplicasUnavailable, "Deployment does not have minimum availability.", p.w.snap.Now))
+		setOwnedCondition(&s, &p.conds, newCondition(appsv1.DeploymentAvailable, corev1.ConditionFalse, MinimumReplicasUnavailable, "Deployment does not have minimum availability.", p.w.snap.Now))
 	}
 	return s
 }
@@ -193,7 +214,7 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 	d, now := p.d, p.w.snap.Now
 	s := p.calculateStatus(allRSs, newRS)
 	if !hasProgressDeadline(d) {
-		removeOwnedCondition(&s, &p.sharedConds, appsv1.DeploymentProgressing)
+		removeOwnedCondition(&s, &p.conds, appsv1.DeploymentProgressing)
 	}
 	cur := getCondition(d.Status, appsv1.DeploymentProgressing)
 	isComplete := s.Replicas == s.UpdatedReplicas && cur != nil && cur.Reason == NewRSAvailableReason
@@ -212,24 +233,24 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 		}
 		switch {
 		case deploymentComplete(d, &s):
-			setOwnedCondition(&s, &p.sharedConds, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewRSAvailableReason, subject("has successfully progressed."), now))
+			setOwnedCondition(&s, &p.conds, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewRSAvailableReason, subject("has successfully progressed."), now))
 		case Progressing(&d.Status, &s):
 			c := newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, ReplicaSetUpdatedReason, subject("is progressing."), now)
 			if cur != nil {
 				if cur.Status == corev1.ConditionTrue {
 					c.LastTransitionTime = cur.LastTransitionTime
 				}
-				removeOwnedCondition(&s, &p.sharedConds, appsv1.DeploymentProgressing)
+				removeOwnedCondition(&s, &p.conds, appsv1.DeploymentProgressing)
 			}
-			setOwnedCondition(&s, &p.sharedConds, c)
+			setOwnedCondition(&s, &p.conds, c)
 		case TimedOut(p.params, &s, now):
-			setOwnedCondition(&s, &p.sharedConds, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, TimedOutReason, subject("has timed out progressing."), now))
+			setOwnedCondition(&s, &p.conds, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, TimedOutReason, subject("has timed out progressing."), now))
 		}
 	}
 	if failure, ok := replicaFailure(allRSs, newRS); ok {
-		setOwnedCondition(&s, &p.sharedConds, failure)
+		setOwnedCondition(&s, &p.conds, failure)
 	} else {
-		removeOwnedCondition(&s, &p.sharedConds, appsv1.DeploymentReplicaFailure)
+		removeOwnedCondition(&s, &p.conds, appsv1.DeploymentReplicaFailure)
 	}
 
 	if statusEqual(&d.Status, &s) {

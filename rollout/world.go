@@ -58,6 +58,9 @@ type world struct {
 	// copies counts the Deployment copies this plan made (see
 	// cloneDeployment).
 	copies int
+	// rsCopies counts the ReplicaSet copies of updates this plan made (see
+	// cloneRSForUpdate).
+	rsCopies int
 }
 
 // init prepares w, which must be zero, for one plan of s. w itself may
@@ -123,6 +126,22 @@ func (w *world) cloneDeployment(d *appsv1.Deployment) *appsv1.Deployment {
 	c := r.deployments[w.copies]
 	w.copies++
 	*c = *d
+	return c
+}
+
+// cloneRSForUpdate copies rs for an update or scale (see updateRS): into a
+// new object, or into the reusing Planner's copy for this slot.
+func (w *world) cloneRSForUpdate(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	r := w.reuse
+	if r == nil {
+		return cloneRS(rs)
+	}
+	if w.rsCopies == len(r.replicaSets) {
+		r.replicaSets = append(r.replicaSets, new(appsv1.ReplicaSet))
+	}
+	c := r.replicaSets[w.rsCopies]
+	w.rsCopies++
+	*c = *rs
 	return c
 }
 
@@ -241,7 +260,7 @@ func (w *world) updateRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet
 	if !w.rsFresh(base) {
 		return nil, fmt.Errorf("update of replica set %s would send a stale object: %w", base.Name, errConflict)
 	}
-	rs := cloneRS(base)
+	rs := w.cloneRSForUpdate(base)
 	mutate(rs)
 	if rs.Spec.Replicas != nil && *rs.Spec.Replicas < 0 {
 		// The API server's validation refuses the write.

@@ -46,6 +46,42 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestGoldenWithoutChecks: without the invariant checker, whose captures
+// make the simulator copy ReplicaSets it would otherwise scale in place,
+// every bundled scenario gives the same JSON (frames, summary, outcomes,
+// write log, events) as with it, violations and warnings aside (there are
+// none in the bundled scenarios' goldens either way).
+func TestGoldenWithoutChecks(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
+			sc, err := LoadScenario(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out [2]string
+			for i, o := range []Options{{Check: true, Writes: true}, {Writes: true}} {
+				res, err := Run(sc, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Violations, res.Warnings = nil, nil
+				b, err := res.JSON()
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[i] = string(b)
+			}
+			if diff := cmp.Diff(out[0], out[1]); diff != "" {
+				t.Errorf("without checks (-with +without):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestExplainGoldensExist fails on an explain golden of a scenario that is
 // not in explainGoldens (it would never be compared) or that does not
 // exist.

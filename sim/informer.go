@@ -103,10 +103,11 @@ func (s *Sim) quietForController() bool {
 	return s.delayed() && (s.cache == nil || !s.cache.delivering)
 }
 
-// controllerView returns the Deployment and the ReplicaSets of its
-// namespace the Deployment controller sees: the store's, or with a delay
-// the cache's (ReplicaSets by name).
-func (s *Sim) controllerView(key string) (*appsv1.Deployment, []*appsv1.ReplicaSet) {
+// controllerView returns the Deployment of the work-queue item it and the
+// ReplicaSets of its namespace the Deployment controller sees: the
+// store's, or with a delay the cache's (ReplicaSets by name).
+func (s *Sim) controllerView(it *wqItem) (*appsv1.Deployment, []*appsv1.ReplicaSet) {
+	key := it.key.name
 	if !s.delayed() {
 		d := s.st.deployments[key]
 		if d == nil {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,6 +141,7 @@ func (c *checker) capture(namespace, name string) *checkState {
 	}
 	// A copy: a plan's status write updates the stored Deployment in place.
 	dc := *d
+	dc.Status.Conditions = slices.Clone(d.Status.Conditions) // edited in place too
 	cs := &checkState{d: &dc, rss: c.s.st.ownedReplicaSets(d), act: map[string]int32{}}
 	for _, rs := range cs.rss {
 		cs.act[rs.Name] = c.s.st.rsState[objKey(rs.Namespace, rs.Name)].active

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/sim/internal/eventq"
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // eventKind says what a queued event does when its time comes.
@@ -119,6 +120,9 @@ type wqItem struct {
 	// rsState is, for a ReplicaSet key, the state of the ReplicaSet stored
 	// under it (nil while there is none).
 	rsState *rsState
+	// condsOwner is, for a Deployment key, the stored Deployment whose
+	// conditions array the simulator allocated (see storeConditions).
+	condsOwner *appsv1.Deployment
 }
 
 func newWorkQueue() workQueue {

@@ -119,6 +119,7 @@ type Sim struct {
 	colo        map[string][]int32 // by owner: active pods per node slot (co-location rank)
 	rankBuf     []rankKey
 	candBuf     []int32
+	podFree     []podState // the rest of the current chunk of pods (see newPod)
 
 	stopWhenConverged bool
 	lastStepAt        time.Duration
@@ -161,6 +162,11 @@ type Sim struct {
 	// namespace, nsPods the pods they count (nil without any).
 	quotas map[string][]podQuota
 	nsPods map[string]int64
+	// syncItem is the work-queue item of the Deployment being synced
+	// (during syncDeployment), syncDep the stored Deployment it read
+	// (nil with an informer delay, or once a write replaced it).
+	syncItem *wqItem
+	syncDep  *appsv1.Deployment
 }
 
 // New prepares a run of sc. The scenario is not modified. A scenario built
@@ -200,6 +206,11 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	}
 	s.trace.fullStops = o.FullStops
 	s.q.q.OnInstant = s.q.touchInstant
+	hint := podsHint(sc)
+	s.st.pods = make(map[string]*podState, hint)
+	// room for a start-up timer per replica, all queued at once when the
+	// Deployments are created
+	s.q.q.Grow(hint / 2)
 	for i, n := range sc.Cluster.Nodes {
 		s.nodes = append(s.nodes, &nodeState{Name: n.Name, Capacity: n.Capacity, slot: int32(i + 1)})
 	}
@@ -223,6 +234,27 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	}
 	s.met.init()
 	return s, nil
+}
+
+// podsHint is the room the pods map starts with (and half of it the event
+// queue's): twice the replicas of the scenario's Deployments (a rollout
+// with maxSurge 100% doubles them), at most 524,288 (beyond, the map and
+// the queue grow as before: presizing them for a million replicas would
+// cost more peak memory than the rehashing costs time). A map sized for
+// its pods from the start does not grow while they are created, and
+// deletions in its sparse groups leave empty slots instead of tombstones
+// that make it rehash again and again (the 150k rollout creates 300,000
+// pods and deletes 150,000).
+func podsHint(sc *Scenario) int {
+	n := 0
+	for _, d := range sc.deployments {
+		if r := d.Spec.Replicas; r != nil && *r > 0 {
+			n += int(*r)
+		} else if r == nil {
+			n++
+		}
+	}
+	return min(2*n, 1<<19)
 }
 
 // Run runs the scenario to its end: the time limit, convergence after a
@@ -528,13 +560,17 @@ func rsReplicas(rs *appsv1.ReplicaSet) int32 {
 // syncDeployment is one sync of the Deployment controller: rollout.Plan on
 // the store as of now, then the plan applied as the API server would.
 func (s *Sim) syncDeployment(k *wqItem) {
-	d, rss := s.controllerView(k.key.name)
+	d, rss := s.controllerView(k)
 	if d == nil {
 		return
 	}
 	s.stats.DeploymentSyncs++
 	s.writer = writerDeployment
-	defer func() { s.writer = "" }()
+	s.syncItem, s.syncDep = k, nil
+	if !s.delayed() {
+		s.syncDep = d
+	}
+	defer func() { s.writer, s.syncItem, s.syncDep = "", nil, nil }()
 	snap := rollout.Snapshot{Deployment: d, ReplicaSets: rss, Now: s.wall()}
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
 		snap.Pods = s.podsOf(d)
@@ -644,9 +680,11 @@ func (s *Sim) apply(a rollout.Action) error {
 	case rollout.CreateReplicaSet:
 		return s.createReplicaSet(a.ReplicaSet)
 	case rollout.UpdateReplicaSet:
-		return s.updateReplicaSet(a.ReplicaSet, true)
+		// The Planner reuses the ReplicaSets of updates and scales at its
+		// next plan: they are copied.
+		return s.updateReplicaSet(a.ReplicaSet, false)
 	case rollout.ScaleReplicaSet:
-		return s.updateReplicaSet(a.ReplicaSet, true)
+		return s.scaleReplicaSet(a.ReplicaSet)
 	case rollout.AdoptReplicaSet:
 		return s.updateReplicaSet(a.ReplicaSet, true)
 	case rollout.ReleaseReplicaSet:
@@ -734,6 +772,56 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	s.informReplicaSet(rs, false)
 	s.rsChanged(old, rs)
 	return nil
+}
+
+// scaleReplicaSet is updateReplicaSet(obj, false) for a plan's scale,
+// which changes spec.replicas and the replicas annotations of the stored
+// ReplicaSet and nothing else of its metadata: when nothing keeps stored
+// ReplicaSets across a write (no invariant checker, whose captures hold
+// them, and no informer delay, whose cache holds them), obj is copied into
+// the stored object, as the ReplicaSet controller's status writes are,
+// instead of a new one.
+func (s *Sim) scaleReplicaSet(obj *appsv1.ReplicaSet) error {
+	if s.checks != nil || s.delayed() || obj == nil {
+		return s.updateReplicaSet(obj, false)
+	}
+	ns := obj.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	st := s.st.rsState[s.st.key(ns, obj.Name)]
+	if st == nil || !sameOwners(obj, st.rs) {
+		return s.updateReplicaSet(obj, false)
+	}
+	old := st.rs
+	if (obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion) || (obj.UID != "" && obj.UID != old.UID) {
+		return conflictError("replicasets.apps", obj.Name)
+	}
+	bump := apirules.ReplicaSetGenerationBumps(&old.Spec, &obj.Spec)
+	kept := *old
+	*old = *obj
+	old.Namespace = ns
+	old.UID = kept.UID
+	old.CreationTimestamp = kept.CreationTimestamp
+	old.DeletionTimestamp = kept.DeletionTimestamp
+	old.Status = kept.Status
+	old.Generation = kept.Generation
+	if bump {
+		old.Generation++
+	}
+	old.ResourceVersion = s.st.nextRV()
+	s.syncRSState(st, old)
+	s.logReplicaSetWrite(s.by(), "update", old)
+	// rsChanged(old, old): the owner references are the same
+	s.rsStatusChanged(old, st)
+	return nil
+}
+
+// sameOwners reports whether a and b have the same owner references (the
+// same array: a plan's copy shares it).
+func sameOwners(a, b *appsv1.ReplicaSet) bool {
+	x, y := a.OwnerReferences, b.OwnerReferences
+	return len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
 }
 
 // deleteReplicaSet deletes a ReplicaSet with a UID precondition; the garbage
@@ -915,6 +1003,9 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	key := objKey(d.Namespace, d.Name)
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.st.deployments[key] = d
+	if s.syncDep == old {
+		s.syncDep = nil // replaced
+	}
 	s.logDeploymentWrite("update", d)
 	s.informDeployment(key, d)
 	s.notifyDeployment(key)
@@ -959,22 +1050,74 @@ func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
 // place" (see store): nothing keeps a stored Deployment across a write, and
 // the invariant checker captures a copy.
 func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
-	old, key, err := s.storedForWrite(obj, "update deployment status")
-	if err != nil {
-		return err
+	var old *appsv1.Deployment
+	var key string
+	it := s.syncItem
+	if d := s.syncDep; it != nil && d != nil && obj != nil && obj.Name == d.Name && obj.Namespace == d.Namespace {
+		// the synced Deployment's own write: the sync read the stored object
+		old, key = d, it.key.name
+		if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
+			return conflictError("deployments.apps", obj.Name)
+		}
+	} else {
+		var err error
+		if old, key, err = s.storedForWrite(obj, "update deployment status"); err != nil {
+			return err
+		}
+		it = s.wq.item(queueKey{ctrlDeployment, key})
 	}
+	prev := old.Status.Conditions
 	old.Status = obj.Status
 	old.Annotations = obj.Annotations
-	// The conditions are the plan's own (kept by the Result) or shared
-	// with the snapshot; they are replaced, never edited.
-	old.Status.Conditions = truncConditionTimes(obj.Status.Conditions)
+	old.Status.Conditions = s.storeConditions(it, old, prev, obj.Status.Conditions)
 	old.ResourceVersion = s.st.nextRV()
 	s.logDeploymentWrite("status", old)
 	s.informDeployment(key, old)
-	s.notifyDeployment(key)
+	if !s.quietForController() {
+		s.notifyItem(it)
+	}
 	s.met.touch(key)
 	s.observeRestart(old)
 	return nil
+}
+
+// storeConditions returns the conditions a status write stores in d (the
+// Deployment of the work-queue item it), whose conditions were prev, from
+// conds: the plan's (which the Planner reuses at its next plan, see
+// rollout.Planner) or prev itself. They are copied, times cut to the
+// second as the API server stores them, into d's own array, which the
+// simulator allocated for this Deployment object and edits in place from
+// one status write to the next (the invariant checker captures a copy;
+// nothing else keeps a stored Deployment's conditions across a write).
+// With an informer delay, whose cache holds shallow copies of the written
+// objects, each write gets a new array.
+func (s *Sim) storeConditions(it *wqItem, d *appsv1.Deployment, prev, conds []appsv1.DeploymentCondition) []appsv1.DeploymentCondition {
+	if len(conds) == 0 {
+		return conds
+	}
+	var out []appsv1.DeploymentCondition
+	if !s.delayed() && it.condsOwner == d && cap(prev) >= len(conds) {
+		out = prev[:len(conds)]
+	} else {
+		out = make([]appsv1.DeploymentCondition, len(conds), max(len(conds), 4))
+		if !s.delayed() {
+			it.condsOwner = d
+		}
+	}
+	if &out[0] == &conds[0] {
+		return out // unchanged: the plan shared them (cut already)
+	}
+	copy(out, conds)
+	for i := range out {
+		c := &out[i]
+		if c.LastUpdateTime.Nanosecond() != 0 {
+			c.LastUpdateTime = truncTime(c.LastUpdateTime)
+		}
+		if c.LastTransitionTime.Nanosecond() != 0 {
+			c.LastTransitionTime = truncTime(c.LastTransitionTime)
+		}
+	}
+	return out
 }
 
 // podsOf returns the pods of d's ReplicaSets as API objects (for the

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/deploymath/deploymath/internal/apirules"
 	appsv1 "k8s.io/api/apps/v1"
@@ -85,6 +86,7 @@ type store struct {
 	depKeys     []string              // sorted keys of deployments
 	keys        map[nsName]string     // interned "namespace/name" keys
 	rsBuf       []*appsv1.ReplicaSet
+	strBuf      []byte // the unused end of the current chunk of string bytes (see str)
 }
 
 // nsName is a namespace and a name: the key of the key intern table.
@@ -146,7 +148,28 @@ func (s *store) unindexRS(namespace, key string) {
 
 func (s *store) nextRV() string {
 	s.rv++
-	return strconv.FormatInt(s.rv, 10)
+	var b [20]byte
+	return s.str(strconv.AppendInt(b[:0], s.rv, 10))
+}
+
+// strChunk is the size of the chunks str copies strings into.
+const strChunk = 4096
+
+// str returns b as a string copied into the store's current chunk of
+// string bytes (a new chunk when it is used up): one allocation for many
+// resourceVersions, UIDs and pod names instead of one each. The bytes of a
+// returned string are never written again.
+func (s *store) str(b []byte) string {
+	if len(b) == 0 || len(b) > strChunk/4 {
+		return string(b)
+	}
+	if len(s.strBuf) < len(b) {
+		s.strBuf = make([]byte, strChunk)
+	}
+	n := copy(s.strBuf, b)
+	out := unsafe.String(&s.strBuf[0], n)
+	s.strBuf = s.strBuf[n:]
+	return out
 }
 
 func (s *store) nextUID() types.UID {
@@ -165,7 +188,7 @@ func (s *store) nextUIDNum() (types.UID, uint64) {
 		b[i] = "0123456789abcdef"[v&15]
 		v >>= 4
 	}
-	return types.UID(b[:]), uint64(s.uid)
+	return types.UID(s.str(b[:])), uint64(s.uid)
 }
 
 func objKey(namespace, name string) string { return namespace + "/" + name }
