@@ -23,6 +23,9 @@
 //     insertion) order.
 //   - sim/internal/yamlline: the line of a field path in YAML text, for
 //     the errors of the scenario reader and of sim/snapshot.
+//   - sim/internal/ranking: the order in which the ReplicaSet controller
+//     deletes pods (upstream's ranking with logarithmic scale-down) over
+//     compact per-pod data, and the exact procedure that applies it.
 //   - sim/snapshot: reads cluster state (kubectl get -o yaml|json, lists,
 //     manifests) into typed objects per Deployment.
 //   - sim/diagnose: explains each Deployment of a snapshot (deploysim

@@ -2,11 +2,10 @@ package sim
 
 import (
 	"fmt"
-	"math"
-	"math/bits"
 	"slices"
 	"time"
 
+	"github.com/deploymath/deploymath/sim/internal/ranking"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -237,7 +236,7 @@ func (s *Sim) createPod(rs *appsv1.ReplicaSet, st *rsState) error {
 	p.mode = s.failureModeFor(&rs.Spec.Template)
 	s.st.pods[name] = p
 	st.pods = append(st.pods, p)
-	st.meta = append(st.meta, podMeta{})
+	st.meta = append(st.meta, ranking.Pod{})
 	st.hot = append(st.hot, 0)
 	s.stats.PodsCreated++
 	s.account(p, podFlags{})
@@ -686,233 +685,25 @@ func replicaFailure(conds []appsv1.ReplicaSetCondition) *appsv1.ReplicaSetCondit
 	return nil
 }
 
-// rankKey is what the deletion ranking compares for one pod, precomputed
-// so that a comparison reads integers only. Times are offsets truncated to
-// seconds, as the API serializes them. class packs (assigned, phase, ready):
-// a smaller class is deleted first.
-type rankKey struct {
-	p          *podState
-	uid        uint64 // UIDs are made from a counter: they compare like it
-	class      uint8
-	ready      bool
-	rank       int32
-	restarts   int32
-	readyAt    time.Duration
-	createdAt  time.Duration
-	readyLog   int64
-	createdLog int64
-}
-
-// podsToDelete picks n active pods of st to delete, by the ReplicaSet
-// controller's ranking (see lessForDeletion). For n ≤ 8 it makes n passes
-// of a linear minimum over the pods' ranking data, computing each key on
-// the fly (a picked pod is marked inactive in the ranking data until the
-// end); otherwise it builds every key and sorts them. The ranking is
-// upstream's comparator, which is not transitive in every case, so the
-// selection procedure itself is part of the behaviour: keep it.
+// podsToDelete picks n active pods of st to delete, in the ReplicaSet
+// controller's order (package ranking).
 func (s *Sim) podsToDelete(st *rsState, n int) []*podState {
-	if n >= int(st.active) {
-		out := make([]*podState, 0, st.active)
-		for _, p := range st.pods {
-			if p.active() {
-				out = append(out, p)
-			}
-		}
-		return out
+	idx := s.picker.Pick(st.meta, st.hot, st.colo, int(st.active), n, s.now)
+	out := make([]*podState, len(idx))
+	for i, j := range idx {
+		out[i] = st.pods[j]
 	}
-	now := s.now
-	if int(st.active) > selectMinActive && n*8 < int(st.active) {
-		return s.selectToDelete(st, n, now)
-	}
-	if n <= 8 {
-		// Each pick is one pass over the packed ranking words, then the full
-		// comparison among a few pods. The pass computes the best prefix of
-		// the ranking, the class (lowest first) and the co-location rank
-		// (highest first) packed into one integer per pod (0 for a pod out
-		// of the running), and lists the pods that have it, in pod order:
-		// a better prefix empties the list (rare once the pass is under
-		// way); every index is written at the list's end, and the length
-		// grows only for an equal prefix (no hard-to-predict branch on
-		// which pods tie). Then the full
-		// comparison runs, as a running minimum, over that list only. That
-		// is exactly what one running-minimum pass with the full comparison
-		// over all pods picks: a pod with a worse prefix never stays the
-		// best once a pod with the best prefix is seen, and among equal
-		// prefixes both compare in the same order.
-		var picked [8]int
-		out := make([]*podState, 0, n)
-		cands := slices.Grow(s.candBuf[:0], len(st.hot)+1)[:len(st.hot)+1]
-		for len(out) < n {
-			var bestPrefix uint64
-			k := 0
-			for i, h := range st.hot {
-				p := rankPrefix(h, st.colo[int32(uint32(h))])
-				if p > bestPrefix {
-					bestPrefix, k = p, 0
-				}
-				cands[k] = int32(i)
-				if p == bestPrefix {
-					k++
-				}
-			}
-			best := -1
-			var bestKey rankKey
-			rank := int32(uint32(bestPrefix)) // the rank of every pod with this prefix
-			for _, c := range cands[:k] {
-				i := int(c)
-				if best >= 0 && !st.meta[i].lessThan(st.pods[i], rank, &bestKey, now) {
-					continue
-				}
-				best, bestKey = i, st.meta[i].key(st.pods[i], rank, now)
-			}
-			picked[len(out)] = best
-			st.hot[best] &^= hotActive
-			out = append(out, st.pods[best])
-		}
-		for _, i := range picked[:len(out)] {
-			st.hot[i] |= hotActive
-		}
-		s.candBuf = cands[:0]
-		return out
-	}
-	keys := slices.Grow(s.rankBuf[:0], int(st.active))
-	for i := range st.meta {
-		if m := &st.meta[i]; m.active {
-			keys = append(keys, m.key(st.pods[i], st.colo[m.slot], now))
-		}
-	}
-	slices.SortFunc(keys, deletionOrder)
-	return s.firstPods(keys, n)
-}
-
-// deletionOrder orders rank keys by lessForDeletion, for slices.SortFunc.
-func deletionOrder(a, b rankKey) int {
-	if lessForDeletion(&a, &b) {
-		return -1
-	}
-	if lessForDeletion(&b, &a) {
-		return 1
-	}
-	return 0
-}
-
-// firstPods returns the pods of the first n sorted keys and gives keys
-// back to the ranking buffer.
-func (s *Sim) firstPods(keys []rankKey, n int) []*podState {
-	out := make([]*podState, n)
-	for i := range out {
-		out[i] = keys[i].p
-	}
-	clear(keys)
-	s.rankBuf = keys[:0]
 	return out
 }
 
-// selectMinActive is the number of active pods of a ReplicaSet above which
-// podsToDelete selects the n pods to delete with a bounded heap, in one
-// pass, instead of sorting them all or scanning them once per pick: a
-// 1,000,000-pod ReplicaSet is scaled down up to 500 pods per sync
-// (upstream's burstReplicas), and sorting every pod at every sync made its
-// rollout quadratic. The heap keeps the n first pods in the
-// ranking's order, which is the sort's first n as long as the ranking is a
-// strict weak order; in upstream's non-transitive corner (two ready pods
-// whose readiness times fall in the same logarithmic bucket, compared with
-// a third that is not) any two algorithms may pick differently, as the
-// real controller's sort.Sort and slices.SortFunc already may. Below this
-// size (every bundled scenario and test) the pods are sorted as before.
-const selectMinActive = 4096
-
-// selectToDelete returns the n active pods of st that come first in the
-// deletion ranking, in that order: a max-heap of the best n seen so far
-// over one pass, then a sort of those n.
-func (s *Sim) selectToDelete(st *rsState, n int, now time.Duration) []*podState {
-	cmp := deletionOrder
-	h := slices.Grow(s.rankBuf[:0], n)
-	// sift restores the max-heap order (the worst kept pod at h[0]) below i.
-	sift := func(i int) {
-		for {
-			l, worst := 2*i+1, i
-			if l < len(h) && cmp(h[l], h[worst]) > 0 {
-				worst = l
-			}
-			if r := l + 1; r < len(h) && cmp(h[r], h[worst]) > 0 {
-				worst = r
-			}
-			if worst == i {
-				return
-			}
-			h[i], h[worst] = h[worst], h[i]
-			i = worst
-		}
-	}
-	for i := range st.meta {
-		m := &st.meta[i]
-		if !m.active {
-			continue
-		}
-		switch {
-		case len(h) < n:
-			h = append(h, m.key(st.pods[i], st.colo[m.slot], now))
-			for j := len(h) - 1; j > 0; {
-				parent := (j - 1) / 2
-				if cmp(h[j], h[parent]) <= 0 {
-					break
-				}
-				h[j], h[parent] = h[parent], h[j]
-				j = parent
-			}
-		case m.lessThan(st.pods[i], st.colo[m.slot], &h[0], now):
-			// comes before the last kept pod (the key is built only then)
-			h[0] = m.key(st.pods[i], st.colo[m.slot], now)
-			sift(0)
-		}
-	}
-	slices.SortFunc(h, cmp)
-	return s.firstPods(h, n)
-}
-
-// podMeta is the part of a pod the deletion ranking reads, kept by its
-// ReplicaSet in an array parallel to its pods (refreshed on every change of
-// the pod), so that ranking scans contiguous memory. Times are offsets
-// truncated to seconds, as the API serializes them.
-type podMeta struct {
-	uid              uint64
-	created, readyAt time.Duration
-	restarts         int32
-	slot             int32
-	class            uint8
-	active, ready    bool
-}
-
-// hotActive is the active bit of a packed ranking word (see hotWord).
-const hotActive = 1 << 63
-
-// hotWord packs what most ranking comparisons read: active (bit 63), the
-// class (bits 32-39) and the node slot (bits 0-31).
-func hotWord(m *podMeta) uint64 {
-	h := uint64(m.class)<<32 | uint64(uint32(m.slot))
-	if m.active {
-		h |= hotActive
-	}
-	return h
-}
-
-// rankPrefix packs the first two ranking criteria of an active pod with
-// hot word h and co-location rank rank into an integer that is larger for
-// the pod to delete first: the class inverted above the rank. It is 0 for
-// an inactive pod (an active one is never 0: the inverted class is at
-// least 240). No branch: a scan over all pods stays cheap.
-func rankPrefix(h uint64, rank int32) uint64 {
-	return (uint64(255-uint8(h>>32))<<32 | uint64(uint32(rank))) * (h >> 63)
-}
-
 // setMeta stores the ranking data of pods[i].
-func (st *rsState) setMeta(i int, m podMeta) {
+func (st *rsState) setMeta(i int, m ranking.Pod) {
 	st.meta[i] = m
-	st.hot[i] = hotWord(&m)
+	st.hot[i] = ranking.Word(&m)
 }
 
-func (p *podState) rankMeta() podMeta {
+// rankMeta is what the deletion ranking reads of p.
+func (p *podState) rankMeta() ranking.Pod {
 	var phase uint8
 	switch {
 	case p.phase == corev1.PodPending:
@@ -922,120 +713,10 @@ func (p *podState) rankMeta() podMeta {
 	default:
 		phase = 2
 	}
-	m := podMeta{uid: p.uidNum, created: p.created.Truncate(time.Second), restarts: p.restarts, slot: p.nodeSlot(),
-		class: rankClass(p.node != nil, phase, p.ready), active: p.active(), ready: p.ready}
+	m := ranking.Pod{UID: p.uidNum, Created: p.created.Truncate(time.Second), Restarts: p.restarts, Slot: p.nodeSlot(),
+		Class: ranking.Class(p.node != nil, phase, p.ready), Active: p.active(), Ready: p.ready}
 	if p.ready {
-		m.readyAt = p.readyAt.Truncate(time.Second)
+		m.ReadyAt = p.readyAt.Truncate(time.Second)
 	}
 	return m
-}
-
-// key is the ranking key of the pod p described by m, with its
-// co-location rank, at now.
-func (m *podMeta) key(p *podState, rank int32, now time.Duration) rankKey {
-	k := rankKey{p: p, uid: m.uid, class: m.class, ready: m.ready, rank: rank, restarts: m.restarts,
-		createdAt: m.created, createdLog: logRank(now - m.created)}
-	if m.ready {
-		k.readyAt = m.readyAt
-		k.readyLog = logRank(now - m.readyAt)
-	}
-	return k
-}
-
-// lessThan is lessForDeletion(m.key(p, rank, now), b), computing only the
-// parts of the key the comparison reaches (most pods lose on the class, the
-// co-location rank or the ready time).
-func (m *podMeta) lessThan(p *podState, rank int32, b *rankKey, now time.Duration) bool {
-	if m.class != b.class {
-		return m.class < b.class
-	}
-	if rank != b.rank {
-		return rank > b.rank
-	}
-	if m.ready && b.ready && m.readyAt != b.readyAt {
-		if d := logRank(now-m.readyAt) - b.readyLog; d != 0 {
-			return d < 0
-		}
-		return m.uid < b.uid
-	}
-	if m.restarts != b.restarts {
-		return m.restarts > b.restarts
-	}
-	if m.created != b.createdAt {
-		if d := logRank(now-m.created) - b.createdLog; d != 0 {
-			return d < 0
-		}
-		return m.uid < b.uid
-	}
-	if m.uid != b.uid {
-		return m.uid < b.uid
-	}
-	return p.Name < b.p.Name
-}
-
-// rankClass packs the first three criteria of the ranking: unassigned
-// before assigned, then phase (Pending 0, Unknown 1, Running 2), then not
-// ready before ready.
-func rankClass(assigned bool, phase uint8, ready bool) uint8 {
-	c := phase << 1
-	if assigned {
-		c |= 8
-	}
-	if ready {
-		c |= 1
-	}
-	return c
-}
-
-// logRank is ⌊log2(d)⌋ for a positive d, -1 otherwise: upstream's
-// int64(math.Log2(float64(d))), computed exactly with integer bits (the
-// two agree for every duration below 2^50 ns, about 13 days, where float64
-// rounding cannot reach the next integer).
-func logRank(d time.Duration) int64 {
-	if d > 0 && d < 1<<50 { // small enough to inline: the ranking's hot path
-		return int64(bits.Len64(uint64(d))) - 1
-	}
-	return logRankSlow(d)
-}
-
-//go:noinline
-func logRankSlow(d time.Duration) int64 {
-	if d <= 0 {
-		return -1
-	}
-	return int64(math.Log2(float64(d)))
-}
-
-// lessForDeletion reports whether a should be deleted before b: unassigned
-// before assigned; Pending before Unknown before Running; not ready before
-// ready; more pods of the same controller on its node first; more recently
-// ready first (in log2 buckets of the time since, then by UID); more
-// restarts first; newer first (log2 buckets, then UID). The final UID and
-// name comparisons make the order total.
-func lessForDeletion(a, b *rankKey) bool {
-	if a.class != b.class {
-		return a.class < b.class
-	}
-	if a.rank != b.rank {
-		return a.rank > b.rank
-	}
-	if a.ready && b.ready && a.readyAt != b.readyAt {
-		if d := a.readyLog - b.readyLog; d != 0 {
-			return d < 0
-		}
-		return a.uid < b.uid
-	}
-	if a.restarts != b.restarts {
-		return a.restarts > b.restarts
-	}
-	if a.createdAt != b.createdAt {
-		if d := a.createdLog - b.createdLog; d != 0 {
-			return d < 0
-		}
-		return a.uid < b.uid
-	}
-	if a.uid != b.uid {
-		return a.uid < b.uid
-	}
-	return a.p.Name < b.p.Name
 }

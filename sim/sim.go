@@ -9,6 +9,7 @@ import (
 	"github.com/deploymath/deploymath/internal/apirules"
 	"github.com/deploymath/deploymath/rollout"
 	"github.com/deploymath/deploymath/sim/internal/correlator"
+	"github.com/deploymath/deploymath/sim/internal/ranking"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -117,9 +118,8 @@ type Sim struct {
 	// unscheduled pods waiting for capacity, in creation order
 	unscheduled []*podState
 	colo        map[string][]int32 // by owner: active pods per node slot (co-location rank)
-	rankBuf     []rankKey
-	candBuf     []int32
-	podFree     []podState // the rest of the current chunk of pods (see newPod)
+	picker      ranking.Picker     // the deletion ranking, with its buffers
+	podFree     []podState         // the rest of the current chunk of pods (see newPod)
 
 	stopWhenConverged bool
 	lastStepAt        time.Duration

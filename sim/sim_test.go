@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -80,47 +79,6 @@ func TestSlowStart(t *testing.T) {
 }
 
 var errTest = &apiError{"Forbidden", "quota"}
-
-func TestLessForDeletion(t *testing.T) {
-	now := time.Hour
-	type pod struct {
-		unassigned, notReady bool
-		phase                uint8
-		rank, restarts       int32
-		readyAt, createdAt   time.Duration
-	}
-	mk := func(uid uint64, f func(p *pod)) *rankKey {
-		p := &pod{phase: 2, readyAt: now - 10*time.Minute, createdAt: now - 20*time.Minute}
-		if f != nil {
-			f(p)
-		}
-		k := &rankKey{p: &podState{Name: fmt.Sprint(uid)}, uid: uid, class: rankClass(!p.unassigned, p.phase, !p.notReady),
-			ready: !p.notReady, rank: p.rank, restarts: p.restarts, readyAt: p.readyAt, createdAt: p.createdAt}
-		k.readyLog = logRank(now - k.readyAt)
-		k.createdLog = logRank(now - k.createdAt)
-		return k
-	}
-	cases := []struct {
-		name        string
-		first, last *rankKey
-	}{
-		{"unassigned first", mk(2, func(p *pod) { p.unassigned = true; p.phase = 0; p.notReady = true }), mk(1, func(p *pod) { p.phase = 0; p.notReady = true })},
-		{"pending before running", mk(2, func(p *pod) { p.phase = 0 }), mk(1, nil)},
-		{"unknown before running", mk(2, func(p *pod) { p.phase = 1 }), mk(1, nil)},
-		{"not ready first", mk(2, func(p *pod) { p.notReady = true }), mk(1, nil)},
-		{"doubled up first", mk(2, func(p *pod) { p.rank = 3 }), mk(1, func(p *pod) { p.rank = 1 })},
-		{"recently ready first", mk(2, func(p *pod) { p.readyAt = now - time.Second }), mk(1, nil)},
-		{"same log bucket: by UID", mk(1, func(p *pod) { p.readyAt = now - 9*time.Minute }), mk(2, nil)},
-		{"more restarts first", mk(2, func(p *pod) { p.restarts = 2 }), mk(1, nil)},
-		{"newer first", mk(2, func(p *pod) { p.notReady = true; p.createdAt = now - time.Second }), mk(1, func(p *pod) { p.notReady = true })},
-		{"total order by UID", mk(1, nil), mk(2, nil)},
-	}
-	for _, c := range cases {
-		if !lessForDeletion(c.first, c.last) || lessForDeletion(c.last, c.first) {
-			t.Errorf("%s: want %s deleted before %s", c.name, c.first.p.Name, c.last.p.Name)
-		}
-	}
-}
 
 // TestUIDOrder: pod UIDs compare as strings like the counters they are
 // made from, which the ranking relies on.

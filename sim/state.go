@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/ranking"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -530,7 +531,7 @@ func (s *Sim) loadPod(pod *corev1.Pod, rst *rsState, uidNum uint64, clk stateClo
 	}
 	s.st.pods[p.Name] = p
 	rst.pods = append(rst.pods, p)
-	rst.meta = append(rst.meta, podMeta{})
+	rst.meta = append(rst.meta, ranking.Pod{})
 	rst.hot = append(rst.hot, 0)
 	s.account(p, podFlags{})
 	if p.node != nil && !p.terminal() {

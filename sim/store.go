@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/deploymath/deploymath/internal/apirules"
+	"github.com/deploymath/deploymath/sim/internal/ranking"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,9 +50,9 @@ type rsState struct {
 	// ownerItem is the Deployment controller's work-queue item of ownerKey.
 	ownerItem *wqItem
 	pods      []*podState
-	meta      []podMeta // meta[i] is the ranking data of pods[i]
-	hot       []uint64  // hot[i] is hotWord(&meta[i]): scanned first
-	colo      []int32   // active pods of the owner per node slot, shared by its ReplicaSets
+	meta      []ranking.Pod // meta[i] is the ranking data of pods[i]
+	hot       []uint64      // hot[i] is ranking.Word(&meta[i]): scanned first
+	colo      []int32       // active pods of the owner per node slot, shared by its ReplicaSets
 	minReady  time.Duration
 
 	active, ready, available, terminating int32
@@ -256,28 +257,6 @@ func truncTime(t metav1.Time) metav1.Time {
 		return t
 	}
 	return metav1.NewTime(t.Time.Truncate(time.Second))
-}
-
-// truncConditionTimes returns conds with second-precision times: conds
-// itself when they already are, else a copy.
-func truncConditionTimes(conds []appsv1.DeploymentCondition) []appsv1.DeploymentCondition {
-	exact := func(t metav1.Time) bool { return t.Nanosecond() == 0 }
-	same := true
-	for i := range conds {
-		if !exact(conds[i].LastUpdateTime) || !exact(conds[i].LastTransitionTime) {
-			same = false
-			break
-		}
-	}
-	if same {
-		return conds
-	}
-	out := slices.Clone(conds)
-	for i := range out {
-		out[i].LastUpdateTime = truncTime(out[i].LastUpdateTime)
-		out[i].LastTransitionTime = truncTime(out[i].LastTransitionTime)
-	}
-	return out
 }
 
 // deploymentSelects reports whether d's selector selects lbls. Invalid

@@ -1,0 +1,348 @@
+// Package ranking is the order in which the ReplicaSet controller deletes
+// pods when it scales a ReplicaSet down: upstream's ranking of active pods
+// (controller.ActivePodsWithRanks with logarithmic scale-down, Kubernetes
+// v1.37), computed over compact per-pod data that a simulator keeps next
+// to its pods.
+//
+// A pod goes first when it is unassigned rather than assigned; Pending,
+// then Unknown, rather than Running; not ready rather than ready; on a
+// node with more active pods of the same controller (its co-location
+// rank); ready more recently (in log2 buckets of the time since, then by
+// UID); restarted more; newer (log2 buckets, then UID). Upstream's
+// comparator is not transitive in every case (the bucketed criteria fall
+// back to the UID, the others do not), so the procedure that applies it is
+// part of the behaviour and is kept exactly: n linear passes for n ≤ 8, a
+// sort otherwise, and a bounded heap for very large ReplicaSets (see
+// [Picker.Pick]).
+package ranking
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+	"time"
+)
+
+// Pod is what the ranking reads of one pod. Times are offsets on the
+// simulator's clock, truncated to seconds as the API serializes them.
+type Pod struct {
+	// UID orders pods last; UIDs must be unique and compare like the
+	// pods' UID strings.
+	UID              uint64
+	Created, ReadyAt time.Duration // ReadyAt only when Ready
+	Restarts         int32
+	// Slot is the pod's node's index in the co-location counts (0 for an
+	// unassigned pod).
+	Slot          int32
+	Class         uint8 // see Class
+	Active, Ready bool
+}
+
+// Class packs the first three criteria: unassigned before assigned, then
+// phase (0 Pending, 1 Unknown, 2 Running), then not ready before ready. A
+// smaller class goes first.
+func Class(assigned bool, phase uint8, ready bool) uint8 {
+	c := phase << 1
+	if assigned {
+		c |= 8
+	}
+	if ready {
+		c |= 1
+	}
+	return c
+}
+
+// WordActive is the active bit of a packed word (see Word).
+const WordActive = 1 << 63
+
+// Word packs what most comparisons read, for a scan over contiguous
+// memory: active (bit 63), the class (bits 32-39) and the node slot (bits
+// 0-31). A simulator keeps words[i] == Word(&pods[i]).
+func Word(p *Pod) uint64 {
+	h := uint64(p.Class)<<32 | uint64(uint32(p.Slot))
+	if p.Active {
+		h |= WordActive
+	}
+	return h
+}
+
+// prefix packs the first two criteria of an active pod with word h and
+// co-location rank rank into an integer that is larger for the pod to
+// delete first: the class inverted above the rank. It is 0 for an inactive
+// pod (an active one is never 0: the inverted class is at least 240). No
+// branch: a scan over all pods stays cheap.
+func prefix(h uint64, rank int32) uint64 {
+	return (uint64(255-uint8(h>>32))<<32 | uint64(uint32(rank))) * (h >> 63)
+}
+
+// key is the ranking key of one pod, precomputed so that a comparison
+// reads integers only.
+type key struct {
+	idx        int32 // the pod's index
+	uid        uint64
+	class      uint8
+	ready      bool
+	rank       int32
+	restarts   int32
+	readyAt    time.Duration
+	createdAt  time.Duration
+	readyLog   int64
+	createdLog int64
+}
+
+// keyOf is the key of pods[i], with its co-location rank, at now.
+func keyOf(p *Pod, i int, rank int32, now time.Duration) key {
+	k := key{idx: int32(i), uid: p.UID, class: p.Class, ready: p.Ready, rank: rank, restarts: p.Restarts,
+		createdAt: p.Created, createdLog: logRank(now - p.Created)}
+	if p.Ready {
+		k.readyAt = p.ReadyAt
+		k.readyLog = logRank(now - p.ReadyAt)
+	}
+	return k
+}
+
+// lessThan is less(keyOf(p, …), b), computing only the parts of the key
+// the comparison reaches (most pods lose on the class, the co-location
+// rank or the ready time).
+func lessThan(p *Pod, i int, rank int32, b *key, now time.Duration) bool {
+	if p.Class != b.class {
+		return p.Class < b.class
+	}
+	if rank != b.rank {
+		return rank > b.rank
+	}
+	if p.Ready && b.ready && p.ReadyAt != b.readyAt {
+		if d := logRank(now-p.ReadyAt) - b.readyLog; d != 0 {
+			return d < 0
+		}
+		return p.UID < b.uid
+	}
+	if p.Restarts != b.restarts {
+		return p.Restarts > b.restarts
+	}
+	if p.Created != b.createdAt {
+		if d := logRank(now-p.Created) - b.createdLog; d != 0 {
+			return d < 0
+		}
+		return p.UID < b.uid
+	}
+	if p.UID != b.uid {
+		return p.UID < b.uid
+	}
+	return int32(i) < b.idx
+}
+
+// less reports whether a goes before b (see the package comment). UIDs
+// are unique, so the final index comparison only keeps the order total.
+func less(a, b *key) bool {
+	if a.class != b.class {
+		return a.class < b.class
+	}
+	if a.rank != b.rank {
+		return a.rank > b.rank
+	}
+	if a.ready && b.ready && a.readyAt != b.readyAt {
+		if d := a.readyLog - b.readyLog; d != 0 {
+			return d < 0
+		}
+		return a.uid < b.uid
+	}
+	if a.restarts != b.restarts {
+		return a.restarts > b.restarts
+	}
+	if a.createdAt != b.createdAt {
+		if d := a.createdLog - b.createdLog; d != 0 {
+			return d < 0
+		}
+		return a.uid < b.uid
+	}
+	if a.uid != b.uid {
+		return a.uid < b.uid
+	}
+	return a.idx < b.idx
+}
+
+// order orders keys by less, for slices.SortFunc.
+func order(a, b key) int {
+	if less(&a, &b) {
+		return -1
+	}
+	if less(&b, &a) {
+		return 1
+	}
+	return 0
+}
+
+// logRank is ⌊log2(d)⌋ for a positive d, -1 otherwise: upstream's
+// int64(math.Log2(float64(d))), computed exactly with integer bits (the
+// two agree for every duration below 2^50 ns, about 13 days, where float64
+// rounding cannot reach the next integer).
+func logRank(d time.Duration) int64 {
+	if d > 0 && d < 1<<50 { // small enough to inline: the hot path
+		return int64(bits.Len64(uint64(d))) - 1
+	}
+	return logRankSlow(d)
+}
+
+//go:noinline
+func logRankSlow(d time.Duration) int64 {
+	if d <= 0 {
+		return -1
+	}
+	return int64(math.Log2(float64(d)))
+}
+
+// HeapMinActive is the number of active pods above which Pick selects with
+// a bounded heap in one pass, instead of sorting every pod or scanning them
+// once per pick: a 1,000,000-pod ReplicaSet is scaled down up to 500 pods
+// per sync (upstream's burstReplicas), and sorting every pod at every sync
+// made its rollout quadratic. The heap keeps the n first pods in the
+// ranking's order, which is the sort's first n as long as the ranking is a
+// strict weak order; in upstream's non-transitive corner (two ready pods
+// whose readiness times fall in the same logarithmic bucket, compared with
+// a third that is not) any two algorithms may pick differently, as the
+// real controller's sort.Sort and slices.SortFunc already may. Below this
+// size the pods are sorted.
+const HeapMinActive = 4096
+
+// Picker picks the pods to delete. It keeps its buffers from one pick to
+// the next; the zero Picker is ready to use. Not safe for concurrent use.
+type Picker struct {
+	keys  []key
+	cands []int32
+	out   []int32
+}
+
+// Pick returns the indices of the n active pods to delete first, in
+// order, into pods and words (words[i] == Word(&pods[i])); colo[slot] is
+// the number of active pods of the same controller on the node of that
+// slot, and active the number of active pods. With n ≥ active it returns
+// every active pod, in index order. The result is valid until the next
+// Pick. words is left as it was (a pass marks picked pods inactive, then
+// restores them).
+//
+// For n ≤ 8, each pick is one pass over the packed words, then the full
+// comparison among a few pods: the pass computes the best prefix (the
+// class, lowest first, and the co-location rank, highest first) and lists
+// the pods that have it, in index order; the full comparison runs as a
+// running minimum over that list only. That is exactly what one
+// running-minimum pass with the full comparison over all pods picks: a pod
+// with a worse prefix never stays the best once a pod with the best prefix
+// is seen, and among equal prefixes both compare in the same order.
+// Otherwise every key is built and sorted, or, above HeapMinActive active
+// pods when n is under an eighth of them, kept in a bounded heap.
+func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, now time.Duration) []int32 {
+	out := pk.out[:0]
+	if n >= active {
+		for i := range pods {
+			if pods[i].Active {
+				out = append(out, int32(i))
+			}
+		}
+		pk.out = out
+		return out
+	}
+	if active > HeapMinActive && n*8 < active {
+		return pk.selectHeap(pods, colo, n, now)
+	}
+	if n <= 8 {
+		cands := slices.Grow(pk.cands[:0], len(words)+1)[:len(words)+1]
+		for len(out) < n {
+			var bestPrefix uint64
+			k := 0
+			for i, h := range words {
+				p := prefix(h, colo[int32(uint32(h))])
+				if p > bestPrefix {
+					bestPrefix, k = p, 0
+				}
+				cands[k] = int32(i)
+				if p == bestPrefix {
+					k++
+				}
+			}
+			best := -1
+			var bestKey key
+			rank := int32(uint32(bestPrefix)) // the rank of every pod with this prefix
+			for _, c := range cands[:k] {
+				i := int(c)
+				if best >= 0 && !lessThan(&pods[i], i, rank, &bestKey, now) {
+					continue
+				}
+				best, bestKey = i, keyOf(&pods[i], i, rank, now)
+			}
+			words[best] &^= WordActive
+			out = append(out, int32(best))
+		}
+		for _, i := range out {
+			words[i] |= WordActive
+		}
+		pk.cands, pk.out = cands[:0], out
+		return out
+	}
+	keys := slices.Grow(pk.keys[:0], active)
+	for i := range pods {
+		if p := &pods[i]; p.Active {
+			keys = append(keys, keyOf(p, i, colo[p.Slot], now))
+		}
+	}
+	slices.SortFunc(keys, order)
+	return pk.first(keys, n)
+}
+
+// first returns the indices of the first n keys and keeps keys' memory.
+func (pk *Picker) first(keys []key, n int) []int32 {
+	out := pk.out[:0]
+	for _, k := range keys[:n] {
+		out = append(out, k.idx)
+	}
+	pk.keys, pk.out = keys[:0], out
+	return out
+}
+
+// selectHeap returns the n active pods that come first, in that order: a
+// max-heap of the best n seen so far over one pass, then a sort of those
+// n.
+func (pk *Picker) selectHeap(pods []Pod, colo []int32, n int, now time.Duration) []int32 {
+	h := slices.Grow(pk.keys[:0], n)
+	// sift restores the max-heap order (the worst kept pod at h[0]) below i.
+	sift := func(i int) {
+		for {
+			l, worst := 2*i+1, i
+			if l < len(h) && order(h[l], h[worst]) > 0 {
+				worst = l
+			}
+			if r := l + 1; r < len(h) && order(h[r], h[worst]) > 0 {
+				worst = r
+			}
+			if worst == i {
+				return
+			}
+			h[i], h[worst] = h[worst], h[i]
+			i = worst
+		}
+	}
+	for i := range pods {
+		p := &pods[i]
+		if !p.Active {
+			continue
+		}
+		switch {
+		case len(h) < n:
+			h = append(h, keyOf(p, i, colo[p.Slot], now))
+			for j := len(h) - 1; j > 0; {
+				parent := (j - 1) / 2
+				if order(h[j], h[parent]) <= 0 {
+					break
+				}
+				h[j], h[parent] = h[parent], h[j]
+				j = parent
+			}
+		case lessThan(p, i, colo[p.Slot], &h[0], now):
+			// comes before the last kept pod (the key is built only then)
+			h[0] = keyOf(p, i, colo[p.Slot], now)
+			sift(0)
+		}
+	}
+	slices.SortFunc(h, order)
+	return pk.first(h, n)
+}

@@ -1,0 +1,213 @@
+package ranking
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// set is a ReplicaSet's ranking data, as a simulator keeps it.
+type set struct {
+	pods   []Pod
+	words  []uint64
+	colo   []int32
+	active int
+}
+
+func (s *set) add(p Pod) {
+	if p.Active {
+		s.active++
+		s.colo[p.Slot]++
+	}
+	s.pods = append(s.pods, p)
+	s.words = append(s.words, Word(&p))
+}
+
+// drawSet draws up to max pods: unique UIDs, creation times within an
+// hour, restarts, node slots 0–3, some pods inactive, and (withReady) some
+// ready.
+func drawSet(t *rapid.T, max int, withReady bool) *set {
+	size := rapid.IntRange(1, max).Draw(t, "pods")
+	s := &set{colo: make([]int32, 4)}
+	for i := 0; i < size; i++ {
+		p := Pod{
+			UID:      uint64(rapid.IntRange(0, 1000).Draw(t, "uid")*1000 + i),
+			Created:  time.Duration(rapid.IntRange(0, 3600).Draw(t, "created")) * time.Second,
+			Restarts: int32(rapid.IntRange(0, 2).Draw(t, "restarts")),
+			Slot:     int32(rapid.IntRange(0, 3).Draw(t, "slot")),
+			Active:   rapid.IntRange(0, 5).Draw(t, "inactive") > 0,
+			Ready:    withReady && rapid.Bool().Draw(t, "ready"),
+		}
+		p.Class = Class(p.Slot != 0, uint8(rapid.IntRange(0, 2).Draw(t, "phase")), p.Ready)
+		if p.Ready {
+			p.ReadyAt = p.Created + time.Duration(rapid.IntRange(0, 60).Draw(t, "readyAfter"))*time.Second
+		}
+		s.add(p)
+	}
+	return s
+}
+
+// keys builds every active pod's key.
+func (s *set) keys(now time.Duration) []key {
+	var keys []key
+	for i := range s.pods {
+		if p := &s.pods[i]; p.Active {
+			keys = append(keys, keyOf(p, i, s.colo[p.Slot], now))
+		}
+	}
+	return keys
+}
+
+// TestPickFew: Pick's one-pass selection of up to 8 pods, and its sort of
+// more, give the pods, in the order, that the reference procedure gives
+// (n linear minimum passes with the full comparison for n ≤ 8, a sort of
+// every key otherwise), and leave the words as they were.
+func TestPickFew(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		now := time.Hour
+		s := drawSet(t, 80, true)
+		if s.active < 2 {
+			return
+		}
+		n := rapid.IntRange(1, s.active-1).Draw(t, "n")
+		keys := s.keys(now)
+		var want []int32
+		if n <= 8 {
+			used := make([]bool, len(keys))
+			for len(want) < n {
+				best := -1
+				for i := range keys {
+					if !used[i] && (best < 0 || less(&keys[i], &keys[best])) {
+						best = i
+					}
+				}
+				want = append(want, keys[best].idx)
+				used[best] = true
+			}
+		} else {
+			slices.SortFunc(keys, order)
+			for _, k := range keys[:n] {
+				want = append(want, k.idx)
+			}
+		}
+		words := slices.Clone(s.words)
+		var pk Picker
+		got := pk.Pick(s.pods, s.words, s.colo, s.active, n, now)
+		if !slices.Equal(got, want) {
+			t.Fatalf("picked %v, want %v", got, want)
+		}
+		if !slices.Equal(s.words, words) {
+			t.Fatalf("the words changed")
+		}
+	})
+}
+
+// TestPickAll: n ≥ the active pods gives every active pod in index order.
+func TestPickAll(t *testing.T) {
+	s := &set{colo: make([]int32, 2)}
+	for i := range 5 {
+		s.add(Pod{UID: uint64(i), Slot: 1, Class: Class(true, 2, true), Active: i != 2, Ready: true})
+	}
+	var pk Picker
+	if got := pk.Pick(s.pods, s.words, s.colo, s.active, 9, time.Hour); !slices.Equal(got, []int32{0, 1, 3, 4}) {
+		t.Errorf("Pick(all) = %v", got)
+	}
+}
+
+// TestPickHeap: above HeapMinActive active pods, the bounded heap gives
+// the sort's first n pods in the sort's order (on rankings without
+// upstream's non-transitive readiness corner: no pod is ready here).
+func TestPickHeap(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		now := time.Hour
+		s := drawSet(t, 300, false)
+		if s.active < 1 {
+			return
+		}
+		n := rapid.IntRange(1, s.active).Draw(t, "n")
+		keys := s.keys(now)
+		slices.SortFunc(keys, order)
+		var pk Picker
+		got := pk.selectHeap(s.pods, s.colo, n, now)
+		for i, idx := range got {
+			if idx != keys[i].idx {
+				t.Fatalf("pod %d of %d: got %d, want %d", i, n, idx, keys[i].idx)
+			}
+		}
+	})
+}
+
+// TestLess: each criterion, in upstream's order.
+func TestLess(t *testing.T) {
+	now := time.Hour
+	type pod struct {
+		unassigned, notReady bool
+		phase                uint8
+		rank, restarts       int32
+		readyAt, createdAt   time.Duration
+	}
+	mk := func(uid uint64, f func(p *pod)) *key {
+		p := &pod{phase: 2, readyAt: now - 10*time.Minute, createdAt: now - 20*time.Minute}
+		if f != nil {
+			f(p)
+		}
+		k := &key{idx: int32(uid), uid: uid, class: Class(!p.unassigned, p.phase, !p.notReady),
+			ready: !p.notReady, rank: p.rank, restarts: p.restarts, readyAt: p.readyAt, createdAt: p.createdAt}
+		k.readyLog = logRank(now - k.readyAt)
+		k.createdLog = logRank(now - k.createdAt)
+		return k
+	}
+	cases := []struct {
+		name        string
+		first, last *key
+	}{
+		{"unassigned first", mk(2, func(p *pod) { p.unassigned = true; p.phase = 0; p.notReady = true }), mk(1, func(p *pod) { p.phase = 0; p.notReady = true })},
+		{"pending before running", mk(2, func(p *pod) { p.phase = 0 }), mk(1, nil)},
+		{"unknown before running", mk(2, func(p *pod) { p.phase = 1 }), mk(1, nil)},
+		{"not ready first", mk(2, func(p *pod) { p.notReady = true }), mk(1, nil)},
+		{"doubled up first", mk(2, func(p *pod) { p.rank = 3 }), mk(1, func(p *pod) { p.rank = 1 })},
+		{"recently ready first", mk(2, func(p *pod) { p.readyAt = now - time.Second }), mk(1, nil)},
+		{"same log bucket: by UID", mk(1, func(p *pod) { p.readyAt = now - 9*time.Minute }), mk(2, nil)},
+		{"more restarts first", mk(2, func(p *pod) { p.restarts = 2 }), mk(1, nil)},
+		{"newer first", mk(2, func(p *pod) { p.notReady = true; p.createdAt = now - time.Second }), mk(1, func(p *pod) { p.notReady = true })},
+		{"total order by UID", mk(1, nil), mk(2, nil)},
+	}
+	for _, c := range cases {
+		if !less(c.first, c.last) || less(c.last, c.first) {
+			t.Errorf("%s: want %d deleted before %d", c.name, c.first.uid, c.last.uid)
+		}
+	}
+}
+
+// TestLogRank: the integer ⌊log2⌋ agrees with math.Log2 where both are
+// exact, and non-positive durations rank -1.
+func TestLogRank(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want int64
+	}{{-time.Second, -1}, {0, -1}, {1, 0}, {2, 1}, {3, 1}, {1024, 10}, {time.Second, 29}, {1 << 50, 50}, {1<<62 + 1, 62}} {
+		if got := logRank(c.d); got != c.want {
+			t.Errorf("logRank(%d) = %d, want %d", c.d, got, c.want)
+		}
+	}
+}
+
+// BenchmarkPickOne picks one pod to delete among 1,500 ready pods spread
+// over 1,000 nodes (the old ReplicaSet of a rollout), 10% of them
+// inactive.
+func BenchmarkPickOne(b *testing.B) {
+	s := &set{colo: make([]int32, 1001)}
+	for i := 0; i < 1500; i++ {
+		p := Pod{UID: uint64(i), Created: time.Duration(i) * time.Millisecond, Slot: int32(i%1000 + 1), Active: i%10 != 0, Ready: true}
+		p.Class = Class(true, 2, true)
+		p.ReadyAt = p.Created + 5*time.Second
+		s.add(p)
+	}
+	var pk Picker
+	b.ReportAllocs()
+	for b.Loop() {
+		pk.Pick(s.pods, s.words, s.colo, s.active, 1, time.Hour)
+	}
+}
