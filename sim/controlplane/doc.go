@@ -48,20 +48,43 @@
 //     with the storage configuration test/integration/framework builds,
 //     pointed at the embedded etcd; the endpoint reconciler off and the
 //     ServiceAccount admission plugin disabled (no ServiceAccount controller
-//     runs), as upstream's integration tests do.
+//     runs), as upstream's integration tests do. ResourceQuota and
+//     DefaultTolerationSeconds admission are on (named in
+//     --enable-admission-plugins, though on by default), and
+//     --default-not-ready-toleration-seconds and
+//     --default-unreachable-toleration-seconds are the scenario's
+//     evictionTimeout (default 5m, as upstream's 300 s).
 //   - The real Deployment and ReplicaSet controllers
 //     (pkg/controller/deployment and pkg/controller/replicaset) on one
 //     shared informer factory, five workers each, as
 //     test/integration/deployment does. Their log goes to a file whose tail
 //     is printed when the test fails.
+//   - On the same factory, the controllers node failures and quotas need:
+//     the node lifecycle controller (pkg/controller/nodelifecycle), the
+//     taint eviction controller (pkg/controller/tainteviction), pod GC
+//     (pkg/controller/podgc) and the ResourceQuota controller
+//     (pkg/controller/resourcequota, started as test/integration/quota
+//     does). Their settings are kube-controller-manager's defaults except
+//     three: the node lifecycle controller's node-monitor-grace-period is
+//     the scenario's nodeMonitorGracePeriod (the simulator's default, 40 s;
+//     kube-controller-manager's has been 50 s since v1.32), its
+//     node-monitor-period 100 ms instead of 5 s, and pod GC checks every
+//     second instead of every 20 s (its quarantine of a deleted node's pods
+//     is upstream's 40 s), so that they act within a fraction of a second
+//     of when the simulator, which does not model their polling, has them
+//     act.
 //   - A kubelet driver of our own, instead of a scheduler and kubelets: it
-//     creates the scenario's nodes, binds each new pod to them in turn
-//     (pods/binding), reports it Running after the scenario's minimum
-//     startup time and Ready (condition and every container) after the
-//     minimum readiness time, and deletes a pod that has a
-//     deletionTimestamp with grace period 0 after the minimum termination
-//     time. Fixed delays keep it deterministic; they decide when syncs
-//     happen, not what they decide.
+//     creates the scenario's nodes, reports them Ready and renews their
+//     Leases every second, binds each new pod to the schedulable nodes in
+//     turn (pods/binding; a node is schedulable unless it failed, was
+//     deleted or has a NoSchedule taint), as the simulator's scheduler
+//     does, reports a pod Running after the scenario's minimum startup time
+//     and Ready (condition and every container) after the minimum
+//     readiness time, and deletes a pod that has a deletionTimestamp with
+//     grace period 0 after the minimum termination time (at once if it
+//     never ran, as the simulator does). Fixed delays keep it
+//     deterministic; they decide when syncs happen, not what they decide.
+//     Node capacities are not played.
 //
 // # Every bundled scenario
 //
@@ -82,13 +105,28 @@
 //     informer caches every 2 ms. Failure rules with probability 1 are
 //     played by the kubelet driver (crashloop and never-ready: running,
 //     never ready; image-pull-error: Pending). Not expressible, and
-//     skipped with the reason: node failures (no node lifecycle, taint
-//     eviction or pod GC controller runs) and pod quotas (no ResourceQuota
-//     controller).
+//     skipped with the reason: failure rules with a probability below 1
+//     and pod steps other than delete.
+//   - A pod quota (cluster.podQuota) is a ResourceQuota of that many pods
+//     in the namespace, created before the objects; the run waits until
+//     the ResourceQuota controller has computed its usage.
+//   - Node steps are played by the kubelet driver: failNode reports the
+//     node Ready=False and its running pods not ready (the node lifecycle
+//     controller then taints it not-ready, and the taint eviction
+//     controller evicts its pods after their toleration; their deletion
+//     completes, the kubelet still runs); recoverNode reports it Ready
+//     again and restarts the pods left on it; unreachableNode renews the
+//     node's Lease one last time and then stops every report of the node
+//     and its pods (Ready=Unknown and the unreachable taints follow after
+//     the grace period, evicted pods stay Terminating); recoverNode of an
+//     unreachable node resumes them; deleteNode deletes the Node object
+//     (pod GC force-deletes its pods after 40 s).
 //   - The clock follows the wall clock but jumps ahead to the next step
 //     when every Deployment has converged, nothing changed for 200 ms and
 //     the restart controller cannot be waiting on a change; so a scenario
-//     whose steps are minutes apart takes the time its rollouts take.
+//     whose steps are minutes apart takes the time its rollouts take. From
+//     the first node step on it no longer jumps: the node lifecycle, taint
+//     eviction and pod GC controllers count down on the wall clock.
 //   - The restart controller is examples/restartcontroller, built and run
 //     as a process of its own with a kubeconfig for the API server, where a
 //     scenario enables one.

@@ -14,8 +14,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/client-go/tools/record"
@@ -235,12 +237,19 @@ const (
 // each Deployment's record.
 func runReal(t *testing.T, sc *sim.Scenario, dc controller) map[string]rolloutRecord {
 	t.Helper()
-	c := startClusterWith(t, clusterOptions{NoDeploymentController: dc == controllerExample})
+	c := startClusterWith(t, clusterOptions{
+		NoDeploymentController: dc == controllerExample,
+		NodeMonitorGracePeriod: time.Duration(sc.Cluster.NodeMonitorGracePeriod),
+		EvictionTimeout:        time.Duration(sc.Cluster.EvictionTimeout),
+	})
 	st, rd, tm := time.Duration(sc.Cluster.Startup.Min), time.Duration(sc.Cluster.Readiness.Min), time.Duration(sc.Cluster.Termination.Min)
 	k := &kubelet{Nodes: nodeNames(sc), Startup: st, Readiness: rd, Termination: tm, Failures: sc.Cluster.Failures, Grid: 100 * time.Millisecond}
 	startKubelet(t, c, k)
 	t.Cleanup(func() { k.check(t) })
 	ns := metav1.NamespaceDefault
+	if sc.Cluster.PodQuota > 0 {
+		createPodQuota(t, c, ns, sc.Cluster.PodQuota)
+	}
 	rec := startRecorder(t, c, ns)
 	if dc == controllerExample {
 		// Five workers, as the real controller runs here; the client's rate
@@ -266,9 +275,12 @@ func runReal(t *testing.T, sc *sim.Scenario, dc controller) map[string]rolloutRe
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	r := &realRun{t: t, c: c, sc: sc, ns: ns, rec: rec, k: k, restart: sc.Cluster.Restart, start: time.Now()}
+	k.setLog(func(format string, args ...any) {
+		t.Logf("at %v: "+format, append([]any{r.now().Round(time.Millisecond)}, args...)...)
+	})
 	r.create(ctx)
 	r.play(ctx)
-	t.Logf("played in %v wall time (%v skipped while idle)", time.Since(r.start).Round(time.Millisecond), r.skipped.Round(time.Millisecond))
+	t.Logf("played in %v wall time (%v skipped while idle)", time.Since(r.start).Round(time.Millisecond), time.Duration(r.skipped.Load()).Round(time.Millisecond))
 
 	out := map[string]rolloutRecord{}
 	for _, name := range r.names {
@@ -284,6 +296,33 @@ func runReal(t *testing.T, sc *sim.Scenario, dc controller) map[string]rolloutRe
 		}
 	}
 	return out
+}
+
+// createPodQuota creates a ResourceQuota of n pods in the namespace and
+// waits until the ResourceQuota controller has computed its usage (quota
+// admission refuses every pod before).
+func createPodQuota(t *testing.T, c *cluster, ns string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	q := &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(int64(n), resource.DecimalSI)}},
+	}
+	if _, err := c.client.CoreV1().ResourceQuotas(ns).Create(ctx, q, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating the pod quota: %v", err)
+	}
+	err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		q, err := c.client.CoreV1().ResourceQuotas(ns).Get(ctx, "pods", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		_, ok := q.Status.Used[corev1.ResourcePods]
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("the ResourceQuota controller did not compute the pod quota's usage in 30s: %v", err)
+	}
 }
 
 // report compares two sides' records per Deployment, logs the tables and

@@ -86,18 +86,35 @@ func TestFailureMode(t *testing.T) {
 	}
 }
 
-// TestInexpressible checks which scenarios the harness refuses, and why.
+// TestInexpressible checks which scenarios the harness refuses, and why:
+// the bundled node failure and quota scenarios are played; a failure rule
+// with a probability and a pod step other than delete are not.
 func TestInexpressible(t *testing.T) {
 	for name, want := range map[string]string{
 		"nginx-rolling-update": "",
-		"pod-quota":            "podQuota",
-		"node-failure":         "node failures",
-		"unreachable-node":     "node failures",
+		"pod-quota":            "",
+		"node-failure":         "",
+		"unreachable-node":     "",
 		"restart-burst-counts": "",
 	} {
 		got := inexpressible(loadScenario(t, name))
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	half := 0.5
+	for _, tc := range []struct {
+		name string
+		sc   *sim.Scenario
+		want string
+	}{
+		{"probability", &sim.Scenario{Cluster: sim.Cluster{Failures: []sim.FailureRule{{Image: "web:v2", Mode: "crashloop", Probability: &half}}}}, "probability"},
+		{"pod phase", &sim.Scenario{Steps: []sim.Step{{FailNode: "node-1"}, {Pod: &sim.PodStep{Phase: "Failed"}}}}, "steps[1].pod"},
+		{"pod delete", &sim.Scenario{Steps: []sim.Step{{Pod: &sim.PodStep{Delete: true}}}}, ""},
+	} {
+		got := inexpressible(tc.sc)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
