@@ -43,6 +43,11 @@ type clusterOptions struct {
 	// a Deployment controller of our own (examples/controller) to take its
 	// place. The ReplicaSet controller always runs.
 	NoDeploymentController bool
+	// NoNodeLifecycle leaves the node lifecycle and taint eviction
+	// controllers out, for a pod driver that does not renew its nodes'
+	// Leases (TestWriteClusterDumps'): they would mark its nodes
+	// Ready=Unknown after the grace period and its pods not ready.
+	NoNodeLifecycle bool
 	// NodeMonitorGracePeriod is how long the node lifecycle controller
 	// waits for a node's heartbeat before it marks the node Ready=Unknown
 	// (default 40s, the simulator's default; kube-controller-manager's is
@@ -143,19 +148,23 @@ func startClusterWith(t *testing.T, o clusterOptions) *cluster {
 	// defaults except its monitor period and grace period (above): node
 	// eviction rates 0.1 and 0.01 a second, large cluster threshold 50,
 	// unhealthy zone threshold 0.55, startup grace period 1m.
-	nlc, err := nodelifecycle.NewNodeLifecycleController(ctx,
-		factory.Coordination().V1().Leases(), factory.Core().V1().Pods(), factory.Core().V1().Nodes(), factory.Apps().V1().DaemonSets(),
-		kubernetes.NewForConfigOrDie(rest.AddUserAgent(config, "node-controller")),
-		nodeMonitorPeriod, time.Minute, o.NodeMonitorGracePeriod, 0.1, 0.01, 50, 0.55)
-	if err != nil {
-		cancel()
-		t.Fatalf("creating the node lifecycle controller: %v", err)
-	}
-	tec, err := tainteviction.New(ctx, kubernetes.NewForConfigOrDie(rest.AddUserAgent(config, "taint-eviction-controller")),
-		factory.Core().V1().Pods(), factory.Core().V1().Nodes(), "taint-eviction-controller")
-	if err != nil {
-		cancel()
-		t.Fatalf("creating the taint eviction controller: %v", err)
+	var nlc *nodelifecycle.Controller
+	var tec *tainteviction.Controller
+	if !o.NoNodeLifecycle {
+		nlc, err = nodelifecycle.NewNodeLifecycleController(ctx,
+			factory.Coordination().V1().Leases(), factory.Core().V1().Pods(), factory.Core().V1().Nodes(), factory.Apps().V1().DaemonSets(),
+			kubernetes.NewForConfigOrDie(rest.AddUserAgent(config, "node-controller")),
+			nodeMonitorPeriod, time.Minute, o.NodeMonitorGracePeriod, 0.1, 0.01, 50, 0.55)
+		if err != nil {
+			cancel()
+			t.Fatalf("creating the node lifecycle controller: %v", err)
+		}
+		tec, err = tainteviction.New(ctx, kubernetes.NewForConfigOrDie(rest.AddUserAgent(config, "taint-eviction-controller")),
+			factory.Core().V1().Pods(), factory.Core().V1().Nodes(), "taint-eviction-controller")
+		if err != nil {
+			cancel()
+			t.Fatalf("creating the taint eviction controller: %v", err)
+		}
 	}
 	// Pod GC with kube-controller-manager's threshold of terminated pods
 	// and its 40s quarantine of a deleted node's pods.
@@ -196,8 +205,10 @@ func startClusterWith(t *testing.T, o clusterOptions) *cluster {
 		wg.Go(func() { dc.Run(ctx, 5) })
 	}
 	wg.Go(func() { rsc.Run(ctx, 5) })
-	wg.Go(func() { nlc.Run(ctx) })
-	wg.Go(func() { tec.Run(ctx) })
+	if nlc != nil {
+		wg.Go(func() { nlc.Run(ctx) })
+		wg.Go(func() { tec.Run(ctx) })
+	}
 	wg.Go(func() { pgc.Run(ctx) })
 	wg.Go(func() { rqc.Run(ctx, 5) })
 	wg.Go(func() { rqc.Sync(ctx, discover, 30*time.Second) })
