@@ -135,11 +135,14 @@
 //     a Deployment, ReplicaSet or pod for longer than a pod's life cycle.
 //   - The simulator's ReplicaSet sizes come from its frames and from its
 //     scaling events (a size written and overwritten at one instant is only
-//     in the events); its events are passed through client-go's own
-//     EventCorrelator on a fake clock at the simulator's instants, the code
-//     every controller's recorder runs, so that "(combined from similar
-//     events): " aggregation, counting and the spam filter apply on both
-//     sides. The comparison sees them as the events API holds them.
+//     in the events); its events are the Events it holds at the end of the
+//     run ([github.com/deploymath/deploymath/sim.Result].Events), after its
+//     own model of client-go's recorder and EventCorrelator
+//     (sim/internal/correlator, which TestCorrelatorMatchesClientGo checks
+//     against client-go's): "(combined from similar events): "
+//     aggregation, counting and the spam filter. The comparison sees both
+//     sides as the events API holds them, ordered by first time and name,
+//     counts expanded.
 //   - A ReplicaSet whose template carries a restart stamp (a wall-clock
 //     time on the control plane, a virtual one in the simulator) is
 //     matched by revision only: its name cannot be equal.
