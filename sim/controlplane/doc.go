@@ -157,8 +157,15 @@
 // other events and the final Deployment are equal). With maxSurge or
 // maxUnavailable above 1, how many pods a scale-down removes depends on
 // how many had become available when the sync ran, milliseconds apart on
-// the control plane, at one instant in the simulator. A scenario fails
-// the test only when it differs up to timing and is not listed in
+// the control plane, at one instant in the simulator. One difference of
+// the final Deployment also counts as timing: a Progressing condition
+// "NewReplicaSetAvailable" whose message names the ReplicaSet of an
+// earlier revision on one side and the final one on the other. Upstream
+// leaves that stale message when the status write recording "Created new
+// replica set" is refused with a conflict (its informer behind its
+// previous write) and the rollout has as many replicas as updated ones
+// from then on (Recreate); see staleProgressing. A scenario fails the
+// test only when it differs up to timing and is not listed in
 // knownDifferences.
 //
 // # examples/controller in place of the real controller
