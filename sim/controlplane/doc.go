@@ -19,11 +19,11 @@
 // recreate, scale-to-zero and restart-config-edit, and TestExampleController
 // on pause-edit-resume: 251 s of tests on 2026-11-25, with the node and quota
 // controllers running (247 s before them). Every bundled scenario
-// (TestScenarios, all) took 16 to 18 minutes on the project's machine
-// before node-failure, unreachable-node and pod-quota were played; these
-// three add about 6½ minutes (161 s, 202 s and 30 s), the node scenarios
-// in wall time, since their clock cannot jump ahead. RESULTS.md has the
-// table of what it found. Each test prints, per
+// (TestScenarios, all) took 24m55s on 2026-11-25 on the project's machine,
+// shared with other tests (16 to 18 minutes on 2026-11-23, before
+// node-failure, unreachable-node and pod-quota were played: 161 s, 202 s
+// and 29 s, the node scenarios in wall time, since their clock cannot jump
+// ahead). RESULTS.md has the table of what it found. Each test prints, per
 // scenario, the comparison tables and a line "RESULT name: equal", "equal
 // up to timing" or "differs".
 //
