@@ -97,6 +97,37 @@ func TestCompareRecords(t *testing.T) {
 			}
 		})
 	}
+
+	// A Progressing message that names the first ReplicaSet at the end of
+	// the second rollout is a difference up to timing (a lost status
+	// write, see staleProgressing); one that names a later or another
+	// ReplicaSet, or with another reason, is not.
+	progressing := slices.IndexFunc(base.Final.Conditions, func(c condition) bool { return c.Type == "Progressing" })
+	if progressing < 0 || base.Revision != "2" {
+		t.Fatalf("the simulator's record: revision %s, conditions %+v; want revision 2 and a Progressing condition", base.Revision, base.Final.Conditions)
+	}
+	first, second := base.ReplicaSets[0].Name, base.ReplicaSets[1].Name
+	for _, tc := range []struct {
+		name          string
+		reason, names string
+		diffs, robust int
+	}{
+		{"stale message", "NewReplicaSetAvailable", first, 1, 0},
+		{"same message", "NewReplicaSetAvailable", second, 0, 0},
+		{"another ReplicaSet", "NewReplicaSetAvailable", "nginx-deployment-unknown", 1, 1},
+		{"another reason", "ReplicaSetUpdated", first, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := clone(base)
+			c := &out.Final.Conditions[progressing]
+			c.Reason = tc.reason
+			c.Message = strings.ReplaceAll(c.Message, second, tc.names)
+			got := compareRecords(base, out)
+			if len(got.Diffs) != tc.diffs || len(got.Robust) != tc.robust {
+				t.Errorf("%d differences, %d up to timing; want %d and %d: %q\n%s", len(got.Diffs), len(got.Robust), tc.diffs, tc.robust, got.Diffs, got.Table)
+			}
+		})
+	}
 }
 
 func clone(r rolloutRecord) rolloutRecord {

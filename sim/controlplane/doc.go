@@ -17,9 +17,13 @@
 //
 // CI runs TestNginxRollingUpdate, TestScenarios on pause-edit-resume,
 // recreate, scale-to-zero and restart-config-edit, and TestExampleController
-// on pause-edit-resume: 247 s of tests (260 s with a warm build). Every bundled
-// scenario (TestScenarios, all) took 16 to 18 minutes on the project's machine;
-// RESULTS.md has the table of what it found. Each test prints, per
+// on pause-edit-resume: 251 s of tests on 2026-11-25, with the node and quota
+// controllers running (247 s before them). Every bundled scenario
+// (TestScenarios, all) took 24m55s on 2026-11-25 on the project's machine,
+// shared with other tests (16 to 18 minutes on 2026-11-23, before
+// node-failure, unreachable-node and pod-quota were played: 161 s, 202 s
+// and 29 s, the node scenarios in wall time, since their clock cannot jump
+// ahead). RESULTS.md has the table of what it found. Each test prints, per
 // scenario, the comparison tables and a line "RESULT name: equal", "equal
 // up to timing" or "differs".
 //
@@ -48,20 +52,43 @@
 //     with the storage configuration test/integration/framework builds,
 //     pointed at the embedded etcd; the endpoint reconciler off and the
 //     ServiceAccount admission plugin disabled (no ServiceAccount controller
-//     runs), as upstream's integration tests do.
+//     runs), as upstream's integration tests do. ResourceQuota and
+//     DefaultTolerationSeconds admission are on (named in
+//     --enable-admission-plugins, though on by default), and
+//     --default-not-ready-toleration-seconds and
+//     --default-unreachable-toleration-seconds are the scenario's
+//     evictionTimeout (default 5m, as upstream's 300 s).
 //   - The real Deployment and ReplicaSet controllers
 //     (pkg/controller/deployment and pkg/controller/replicaset) on one
 //     shared informer factory, five workers each, as
 //     test/integration/deployment does. Their log goes to a file whose tail
 //     is printed when the test fails.
+//   - On the same factory, the controllers node failures and quotas need:
+//     the node lifecycle controller (pkg/controller/nodelifecycle), the
+//     taint eviction controller (pkg/controller/tainteviction), pod GC
+//     (pkg/controller/podgc) and the ResourceQuota controller
+//     (pkg/controller/resourcequota, started as test/integration/quota
+//     does). Their settings are kube-controller-manager's defaults except
+//     three: the node lifecycle controller's node-monitor-grace-period is
+//     the scenario's nodeMonitorGracePeriod (the simulator's default, 40 s;
+//     kube-controller-manager's has been 50 s since v1.32), its
+//     node-monitor-period 100 ms instead of 5 s, and pod GC checks every
+//     second instead of every 20 s (its quarantine of a deleted node's pods
+//     is upstream's 40 s), so that they act within a fraction of a second
+//     of when the simulator, which does not model their polling, has them
+//     act.
 //   - A kubelet driver of our own, instead of a scheduler and kubelets: it
-//     creates the scenario's nodes, binds each new pod to them in turn
-//     (pods/binding), reports it Running after the scenario's minimum
-//     startup time and Ready (condition and every container) after the
-//     minimum readiness time, and deletes a pod that has a
-//     deletionTimestamp with grace period 0 after the minimum termination
-//     time. Fixed delays keep it deterministic; they decide when syncs
-//     happen, not what they decide.
+//     creates the scenario's nodes, reports them Ready and renews their
+//     Leases every second, binds each new pod to the schedulable nodes in
+//     turn (pods/binding; a node is schedulable unless it failed, was
+//     deleted or has a NoSchedule taint), as the simulator's scheduler
+//     does, reports a pod Running after the scenario's minimum startup time
+//     and Ready (condition and every container) after the minimum
+//     readiness time, and deletes a pod that has a deletionTimestamp with
+//     grace period 0 after the minimum termination time (at once if it
+//     never ran, as the simulator does). Fixed delays keep it
+//     deterministic; they decide when syncs happen, not what they decide.
+//     Node capacities are not played.
 //
 // # Every bundled scenario
 //
@@ -82,13 +109,28 @@
 //     informer caches every 2 ms. Failure rules with probability 1 are
 //     played by the kubelet driver (crashloop and never-ready: running,
 //     never ready; image-pull-error: Pending). Not expressible, and
-//     skipped with the reason: node failures (no node lifecycle, taint
-//     eviction or pod GC controller runs) and pod quotas (no ResourceQuota
-//     controller).
+//     skipped with the reason: failure rules with a probability below 1
+//     and pod steps other than delete.
+//   - A pod quota (cluster.podQuota) is a ResourceQuota of that many pods
+//     in the namespace, created before the objects; the run waits until
+//     the ResourceQuota controller has computed its usage.
+//   - Node steps are played by the kubelet driver: failNode reports the
+//     node Ready=False and its running pods not ready (the node lifecycle
+//     controller then taints it not-ready, and the taint eviction
+//     controller evicts its pods after their toleration; their deletion
+//     completes, the kubelet still runs); recoverNode reports it Ready
+//     again and restarts the pods left on it; unreachableNode renews the
+//     node's Lease one last time and then stops every report of the node
+//     and its pods (Ready=Unknown and the unreachable taints follow after
+//     the grace period, evicted pods stay Terminating); recoverNode of an
+//     unreachable node resumes them; deleteNode deletes the Node object
+//     (pod GC force-deletes its pods after 40 s).
 //   - The clock follows the wall clock but jumps ahead to the next step
 //     when every Deployment has converged, nothing changed for 200 ms and
 //     the restart controller cannot be waiting on a change; so a scenario
-//     whose steps are minutes apart takes the time its rollouts take.
+//     whose steps are minutes apart takes the time its rollouts take. From
+//     the first node step on it no longer jumps: the node lifecycle, taint
+//     eviction and pod GC controllers count down on the wall clock.
 //   - The restart controller is examples/restartcontroller, built and run
 //     as a process of its own with a kubeconfig for the API server, where a
 //     scenario enables one.
@@ -97,11 +139,14 @@
 //     a Deployment, ReplicaSet or pod for longer than a pod's life cycle.
 //   - The simulator's ReplicaSet sizes come from its frames and from its
 //     scaling events (a size written and overwritten at one instant is only
-//     in the events); its events are passed through client-go's own
-//     EventCorrelator on a fake clock at the simulator's instants, the code
-//     every controller's recorder runs, so that "(combined from similar
-//     events): " aggregation, counting and the spam filter apply on both
-//     sides. The comparison sees them as the events API holds them.
+//     in the events); its events are the Events it holds at the end of the
+//     run ([github.com/deploymath/deploymath/sim.Result].Events), after its
+//     own model of client-go's recorder and EventCorrelator
+//     (sim/internal/correlator, which TestCorrelatorMatchesClientGo checks
+//     against client-go's): "(combined from similar events): "
+//     aggregation, counting and the spam filter. The comparison sees both
+//     sides as the events API holds them, ordered by first time and name,
+//     counts expanded.
 //   - A ReplicaSet whose template carries a restart stamp (a wall-clock
 //     time on the control plane, a virtual one in the simulator) is
 //     matched by revision only: its name cannot be equal.
@@ -112,8 +157,15 @@
 // other events and the final Deployment are equal). With maxSurge or
 // maxUnavailable above 1, how many pods a scale-down removes depends on
 // how many had become available when the sync ran, milliseconds apart on
-// the control plane, at one instant in the simulator. A scenario fails
-// the test only when it differs up to timing and is not listed in
+// the control plane, at one instant in the simulator. One difference of
+// the final Deployment also counts as timing: a Progressing condition
+// "NewReplicaSetAvailable" whose message names the ReplicaSet of an
+// earlier revision on one side and the final one on the other. Upstream
+// leaves that stale message when the status write recording "Created new
+// replica set" is refused with a conflict (its informer behind its
+// previous write) and the rollout has as many replicas as updated ones
+// from then on (Recreate); see staleProgressing. A scenario fails the
+// test only when it differs up to timing and is not listed in
 // knownDifferences.
 //
 // # examples/controller in place of the real controller

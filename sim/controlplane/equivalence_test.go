@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,12 +15,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"k8s.io/client-go/tools/record"
-	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/deploymath/deploymath/sim"
 )
@@ -106,8 +106,8 @@ func loadScenario(t *testing.T, name string) *sim.Scenario {
 }
 
 // simRecords runs the simulator and takes each Deployment's record, its
-// events passed through client-go's event correlator as the controller's
-// recorder would (see correlate).
+// events as the simulator's model of the API server holds them at the end
+// (Result.Events, see simEvents).
 func simRecords(t *testing.T, sc *sim.Scenario) map[string]rolloutRecord {
 	t.Helper()
 	res, err := sim.Run(sc, sim.Options{})
@@ -120,7 +120,7 @@ func simRecords(t *testing.T, sc *sim.Scenario) map[string]rolloutRecord {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec.Events = correlate(simEvents(res, name), name)
+		rec.Events = simEvents(res.Events, name)
 		out[name] = rec
 	}
 	return out
@@ -145,79 +145,30 @@ func deploymentNames(t *testing.T, sc *sim.Scenario) []string {
 	return out
 }
 
-// timedEvent is a simulator event and its instant.
-type timedEvent struct {
-	At                    time.Duration
-	Type, Reason, Message string
-}
-
-func simEvents(res *sim.Result, deployment string) []timedEvent {
-	var out []timedEvent
-	for _, f := range res.Trace.Frames {
-		for _, e := range f.Events {
-			if e.Object == deployment {
-				out = append(out, timedEvent{f.At, e.Type, e.Reason, e.Message})
-			}
+// simEvents lists the Events of a Deployment of the default namespace the
+// simulator holds at the end of its run (its own model of client-go's
+// event recorder and correlator: aggregation of similar events into
+// "(combined from similar events): " ones, counting of equal ones, the
+// spam filter) in the form deploymentEvents reads them from a cluster:
+// ordered by first time (whole seconds) and name (the creation time in
+// nanoseconds), counts expanded.
+func simEvents(events []sim.ClusterEvent, deployment string) []string {
+	var evs []sim.ClusterEvent
+	for _, e := range events {
+		if e.Object == "deployment/"+deployment {
+			evs = append(evs, e)
 		}
 	}
-	return out
-}
-
-// correlate passes the simulator's raw events through client-go's
-// EventCorrelator (the code every controller's event recorder runs before
-// it writes an Event: aggregation of similar events, counting of equal
-// ones, the spam filter) on a fake clock at the simulator's instants, and
-// returns what the events API would then hold, in the form
-// deploymentEvents reads from a cluster (sorted by first time, counts
-// expanded). Events at one instant are a nanosecond apart, as no two
-// real events are created at once.
-func correlate(evs []timedEvent, deployment string) []string {
-	clk := testingclock.NewFakeClock(sim.Epoch)
-	c := record.NewEventCorrelatorWithOptions(record.CorrelatorOptions{Clock: clk})
-	type stored struct {
-		first            time.Time
-		name             string
-		typ, reason, msg string
-		count            int32
-	}
-	store := map[string]*stored{}
-	for i, e := range evs {
-		at := sim.Epoch.Add(e.At).Add(time.Duration(i))
-		clk.SetTime(at)
-		ev := &corev1.Event{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", deployment, at.UnixNano()), Namespace: metav1.NamespaceDefault},
-			InvolvedObject: corev1.ObjectReference{Kind: "Deployment", Namespace: metav1.NamespaceDefault, Name: deployment,
-				UID: types.UID(deployment), APIVersion: "apps/v1"},
-			Reason: e.Reason, Message: e.Message, Type: e.Type,
-			FirstTimestamp: metav1.NewTime(at), LastTimestamp: metav1.NewTime(at), Count: 1,
-			Source: corev1.EventSource{Component: "deployment-controller"},
-		}
-		res, err := c.EventCorrelate(ev)
-		if err != nil || res.Skip {
-			continue
-		}
-		got := res.Event
-		if s := store[got.Name]; got.Count > 1 && s != nil {
-			s.count, s.msg = got.Count, got.Message
-		} else {
-			store[got.Name] = &stored{first: got.FirstTimestamp.Time, name: got.Name, typ: got.Type, reason: got.Reason, msg: got.Message, count: max(got.Count, 1)}
-		}
-		c.UpdateState(got)
-	}
-	all := make([]*stored, 0, len(store))
-	for _, s := range store {
-		all = append(all, s)
-	}
-	slices.SortFunc(all, func(a, b *stored) int {
-		if c := a.first.Compare(b.first); c != 0 {
+	slices.SortFunc(evs, func(a, b sim.ClusterEvent) int {
+		if c := cmp.Compare(a.FirstSeen, b.FirstSeen); c != 0 {
 			return c
 		}
-		return strings.Compare(a.name, b.name)
+		return strings.Compare(a.Name, b.Name)
 	})
 	var out []string
-	for _, s := range all {
-		for range s.count {
-			out = append(out, fmt.Sprintf("%s %s: %s", s.typ, s.reason, s.msg))
+	for _, e := range evs {
+		for range max(e.Count, 1) {
+			out = append(out, fmt.Sprintf("%s %s: %s", e.Type, e.Reason, e.Message))
 		}
 	}
 	return out
@@ -235,12 +186,19 @@ const (
 // each Deployment's record.
 func runReal(t *testing.T, sc *sim.Scenario, dc controller) map[string]rolloutRecord {
 	t.Helper()
-	c := startClusterWith(t, clusterOptions{NoDeploymentController: dc == controllerExample})
+	c := startClusterWith(t, clusterOptions{
+		NoDeploymentController: dc == controllerExample,
+		NodeMonitorGracePeriod: time.Duration(sc.Cluster.NodeMonitorGracePeriod),
+		EvictionTimeout:        time.Duration(sc.Cluster.EvictionTimeout),
+	})
 	st, rd, tm := time.Duration(sc.Cluster.Startup.Min), time.Duration(sc.Cluster.Readiness.Min), time.Duration(sc.Cluster.Termination.Min)
 	k := &kubelet{Nodes: nodeNames(sc), Startup: st, Readiness: rd, Termination: tm, Failures: sc.Cluster.Failures, Grid: 100 * time.Millisecond}
 	startKubelet(t, c, k)
 	t.Cleanup(func() { k.check(t) })
 	ns := metav1.NamespaceDefault
+	if sc.Cluster.PodQuota > 0 {
+		createPodQuota(t, c, ns, sc.Cluster.PodQuota)
+	}
 	rec := startRecorder(t, c, ns)
 	if dc == controllerExample {
 		// Five workers, as the real controller runs here; the client's rate
@@ -266,9 +224,12 @@ func runReal(t *testing.T, sc *sim.Scenario, dc controller) map[string]rolloutRe
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	r := &realRun{t: t, c: c, sc: sc, ns: ns, rec: rec, k: k, restart: sc.Cluster.Restart, start: time.Now()}
+	k.setLog(func(format string, args ...any) {
+		t.Logf("at %v: "+format, append([]any{r.now().Round(time.Millisecond)}, args...)...)
+	})
 	r.create(ctx)
 	r.play(ctx)
-	t.Logf("played in %v wall time (%v skipped while idle)", time.Since(r.start).Round(time.Millisecond), r.skipped.Round(time.Millisecond))
+	t.Logf("played in %v wall time (%v skipped while idle)", time.Since(r.start).Round(time.Millisecond), time.Duration(r.skipped.Load()).Round(time.Millisecond))
 
 	out := map[string]rolloutRecord{}
 	for _, name := range r.names {
@@ -284,6 +245,33 @@ func runReal(t *testing.T, sc *sim.Scenario, dc controller) map[string]rolloutRe
 		}
 	}
 	return out
+}
+
+// createPodQuota creates a ResourceQuota of n pods in the namespace and
+// waits until the ResourceQuota controller has computed its usage (quota
+// admission refuses every pod before).
+func createPodQuota(t *testing.T, c *cluster, ns string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	q := &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(int64(n), resource.DecimalSI)}},
+	}
+	if _, err := c.client.CoreV1().ResourceQuotas(ns).Create(ctx, q, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating the pod quota: %v", err)
+	}
+	err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		q, err := c.client.CoreV1().ResourceQuotas(ns).Get(ctx, "pods", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		_, ok := q.Status.Used[corev1.ResourcePods]
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("the ResourceQuota controller did not compute the pod quota's usage in 30s: %v", err)
+	}
 }
 
 // report compares two sides' records per Deployment, logs the tables and

@@ -1,49 +1,76 @@
 package controlplane
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/deploymath/deploymath/sim"
 )
 
-// TestCorrelate checks the simulator's events as the events API would hold
-// them: nine distinct messages stay raw, the tenth and later are one
-// "(combined from similar events)" event carrying the last message and a
-// count; equal events are counted, not repeated.
-func TestCorrelate(t *testing.T) {
-	var evs []timedEvent
-	for i := range 12 {
-		evs = append(evs, timedEvent{At: time.Duration(i) * time.Second, Type: "Normal", Reason: "ScalingReplicaSet",
-			Message: fmt.Sprintf("Scaled down replica set web-1 from %d to %d", 20-i, 19-i)})
+// TestSimEvents checks how the simulator's Events are read: only the
+// Deployment's (not another Deployment's, not one of another namespace),
+// by first time and then by name (the creation instant in nanoseconds,
+// within a whole second), each repeated count times.
+func TestSimEvents(t *testing.T) {
+	ev := func(name, object, msg string, count int32, first time.Duration) sim.ClusterEvent {
+		return sim.ClusterEvent{Name: name, Object: object, Type: "Normal", Reason: "ScalingReplicaSet", Message: msg,
+			Count: count, FirstSeen: first, LastSeen: first}
 	}
-	got := correlate(evs, "web")
-	if len(got) != 12 {
-		t.Fatalf("%d events, want 12 (9 raw, one combined with count 3): %q", len(got), got)
+	events := []sim.ClusterEvent{
+		ev("web.18a0000000000002", "deployment/web", "(combined from similar events): Scaled down replica set web-1 from 3 to 2", 2, 2*time.Second),
+		ev("web.18a0000000000001", "deployment/web", "Scaled up replica set web-2 from 1 to 2", 1, 2*time.Second),
+		ev("api.18a0000000000000", "deployment/api", "Scaled up replica set api-1 from 0 to 1", 1, 0),
+		ev("web.18a0000000000000", "other/deployment/web", "Scaled up replica set web-1 from 0 to 9", 1, 0),
+		ev("web.1800000000000000", "deployment/web", "Scaled up replica set web-1 from 0 to 3", 1, time.Second),
 	}
-	for i := range 9 {
-		if want := "Normal ScalingReplicaSet: " + evs[i].Message; got[i] != want {
-			t.Errorf("event %d: %q, want %q", i, got[i], want)
-		}
+	got := simEvents(events, "web")
+	want := []string{
+		"Normal ScalingReplicaSet: Scaled up replica set web-1 from 0 to 3",
+		"Normal ScalingReplicaSet: Scaled up replica set web-2 from 1 to 2",
+		"Normal ScalingReplicaSet: (combined from similar events): Scaled down replica set web-1 from 3 to 2",
+		"Normal ScalingReplicaSet: (combined from similar events): Scaled down replica set web-1 from 3 to 2",
 	}
-	combined := "Normal ScalingReplicaSet: (combined from similar events): " + evs[11].Message
-	for i := 9; i < 12; i++ {
-		if got[i] != combined {
-			t.Errorf("event %d: %q, want %q", i, got[i], combined)
-		}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("simEvents (-want +got):\n%s", diff)
 	}
+}
 
-	same := []timedEvent{
-		{At: 0, Type: "Warning", Reason: "SelectingAll", Message: "This deployment is selecting all pods."},
-		{At: time.Second, Type: "Warning", Reason: "SelectingAll", Message: "This deployment is selecting all pods."},
+// TestSimEventsAggregated runs a bundled scenario whose rollouts record
+// more than nine distinct scaling events in ten minutes (undo) and checks
+// that the simulator's Events hold the aggregated form the control
+// plane's events API holds in such a run: "(combined from similar events): "
+// events, and as many events, counts expanded, as the simulator recorded.
+func TestSimEventsAggregated(t *testing.T) {
+	sc := loadScenario(t, "undo")
+	res, err := sim.Run(sc, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := correlate(same, "web"); len(got) != 2 || got[0] != got[1] || strings.Contains(got[0], "combined") {
-		t.Errorf("two equal events: %q, want the event twice (one Event, count 2)", got)
+	var raw int
+	for _, f := range res.Trace.Frames {
+		for _, e := range f.Events {
+			if e.Object == "web" {
+				raw++
+			}
+		}
+	}
+	got := simEvents(res.Events, "web")
+	if len(got) != raw {
+		t.Errorf("%d events, counts expanded; the simulator recorded %d:\n%s", len(got), raw, strings.Join(got, "\n"))
+	}
+	combined := 0
+	for _, e := range got {
+		if strings.Contains(e, "(combined from similar events): ") {
+			combined++
+		}
+	}
+	if raw <= 9 || combined == 0 {
+		t.Errorf("%d events recorded, %d combined; want more than nine, some combined:\n%s", raw, combined, strings.Join(got, "\n"))
 	}
 }
 
@@ -86,18 +113,35 @@ func TestFailureMode(t *testing.T) {
 	}
 }
 
-// TestInexpressible checks which scenarios the harness refuses, and why.
+// TestInexpressible checks which scenarios the harness refuses, and why:
+// the bundled node failure and quota scenarios are played; a failure rule
+// with a probability and a pod step other than delete are not.
 func TestInexpressible(t *testing.T) {
 	for name, want := range map[string]string{
 		"nginx-rolling-update": "",
-		"pod-quota":            "podQuota",
-		"node-failure":         "node failures",
-		"unreachable-node":     "node failures",
+		"pod-quota":            "",
+		"node-failure":         "",
+		"unreachable-node":     "",
 		"restart-burst-counts": "",
 	} {
 		got := inexpressible(loadScenario(t, name))
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	half := 0.5
+	for _, tc := range []struct {
+		name string
+		sc   *sim.Scenario
+		want string
+	}{
+		{"probability", &sim.Scenario{Cluster: sim.Cluster{Failures: []sim.FailureRule{{Image: "web:v2", Mode: "crashloop", Probability: &half}}}}, "probability"},
+		{"pod phase", &sim.Scenario{Steps: []sim.Step{{FailNode: "node-1"}, {Pod: &sim.PodStep{Phase: "Failed"}}}}, "steps[1].pod"},
+		{"pod delete", &sim.Scenario{Steps: []sim.Step{{Pod: &sim.PodStep{Delete: true}}}}, ""},
+	} {
+		got := inexpressible(tc.sc)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,23 +29,16 @@ import (
 )
 
 // inexpressible says why a scenario cannot be run on this control plane
-// ("" when it can). The harness has no node lifecycle, taint eviction or
-// pod GC controller and no ResourceQuota controller, and its kubelet
-// driver plays only failure rules that always apply.
+// ("" when it can): the kubelet driver plays only failure rules that
+// always apply, and of the pod steps only delete.
 func inexpressible(sc *sim.Scenario) string {
-	if sc.Cluster.PodQuota > 0 {
-		return "podQuota: no ResourceQuota controller runs (quota admission needs its usage)"
-	}
 	for _, f := range sc.Cluster.Failures {
 		if f.Probability != nil && *f.Probability != 1 {
 			return "a failure rule with a probability: the simulator's random draws cannot be reproduced"
 		}
 	}
 	for i, st := range sc.Steps {
-		switch {
-		case st.FailNode != "" || st.RecoverNode != "" || st.UnreachableNode != "" || st.DeleteNode != "":
-			return fmt.Sprintf("steps[%d]: node failures need the node lifecycle, taint eviction and pod GC controllers, which do not run", i)
-		case st.Pod != nil && !st.Pod.Delete:
+		if st.Pod != nil && !st.Pod.Delete {
 			return fmt.Sprintf("steps[%d].pod: only delete is played", i)
 		}
 	}
@@ -85,22 +79,28 @@ type realRun struct {
 	rec *recorder
 	k   *kubelet
 
-	start   time.Time
-	skipped time.Duration // how far the clock jumped ahead while idle
+	start time.Time
+	// skipped is how far the clock jumped ahead while idle, in
+	// nanoseconds (read by the kubelet driver's log too).
+	skipped atomic.Int64
 	// lastConfig is when a step last touched something the restart
 	// controller watches; no time is skipped while it may still act on it.
 	lastConfig time.Time
 	restart    *sim.RestartSpec
 	names      []string // the Deployments, in the order of the objects
+	// nodeSteps is set by the first node step: from then on the node
+	// lifecycle, taint eviction and pod GC controllers may be counting
+	// down on the wall clock, so the run's clock no longer jumps ahead.
+	nodeSteps bool
 }
 
 // now is the run's clock: wall time since the start plus the time skipped.
-func (r *realRun) now() time.Duration { return time.Since(r.start) + r.skipped }
+func (r *realRun) now() time.Duration { return time.Since(r.start) + time.Duration(r.skipped.Load()) }
 
 // idle reports whether nothing is in flight: every Deployment converged
 // and the restart controller cannot still be waiting on a change.
 func (r *realRun) idle(ctx context.Context) bool {
-	if r.restartPending() {
+	if r.restartPending() || r.nodeSteps {
 		return false
 	}
 	for _, n := range r.names {
@@ -138,7 +138,7 @@ func (r *realRun) waitUntil(ctx context.Context, at time.Duration) {
 			return
 		}
 		if r.idle(ctx) {
-			r.skipped += at - r.now()
+			r.skipped.Add(int64(at - r.now()))
 			return
 		}
 		select {
@@ -423,6 +423,18 @@ func (r *realRun) step(ctx context.Context, st *sim.Step) error {
 	case st.DeleteSecret != "":
 		r.lastConfig = time.Now()
 		return cl.CoreV1().Secrets(r.ns).Delete(ctx, st.DeleteSecret, metav1.DeleteOptions{})
+	case st.FailNode != "":
+		r.nodeSteps = true
+		return r.k.failNode(st.FailNode)
+	case st.RecoverNode != "":
+		r.nodeSteps = true
+		return r.k.recoverNode(st.RecoverNode)
+	case st.UnreachableNode != "":
+		r.nodeSteps = true
+		return r.k.unreachableNode(st.UnreachableNode)
+	case st.DeleteNode != "":
+		r.nodeSteps = true
+		return r.k.deleteNode(st.DeleteNode)
 	case st.KillPods != nil:
 		pods := r.podsOf(r.deploymentOf(st), st.KillPods.RS, nil)
 		for _, p := range pods[:min(len(pods), st.KillPods.Count)] {
