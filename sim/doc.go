@@ -144,7 +144,7 @@
 //
 // An unreachable node (step unreachableNode) models a kubelet that stops
 // reporting: nothing changes for the node-monitor grace period (default
-// 40s; the scheduler still binds pods there, and they do not start), then
+// 50s; the scheduler still binds pods there, and they do not start), then
 // the node is Ready=Unknown and tainted and its pods are marked not ready;
 // after the eviction timeout they are deleted but stay Terminating, since
 // no kubelet confirms it, until the node reports again (recoverNode: the

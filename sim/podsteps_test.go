@@ -165,8 +165,8 @@ func TestUnreachableNodeRecovers(t *testing.T) {
   stopWhenConverged: true
 `)
 	for _, want := range []string{
-		"t=1m10s\n  # node node-1: Ready=Unknown (no status for 40s), tainted unreachable; 2 pods marked not ready",
-		"t=2m10s\n  # node node-1: evicting 2 pods (unreachable for 1m0s): Terminating until the node is back or deleted",
+		"t=1m20s\n  # node node-1: Ready=Unknown (no status for 50s), tainted unreachable; 2 pods marked not ready",
+		"t=2m20s\n  # node node-1: evicting 2 pods (unreachable for 1m0s): Terminating until the node is back or deleted",
 		"# step 2: node node-1 reports again",
 	} {
 		if !strings.Contains(text, want) {

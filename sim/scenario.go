@@ -153,7 +153,8 @@ type Cluster struct {
 	Termination Range `json:"termination"`
 	// NodeMonitorGracePeriod is how long an unreachable node goes without
 	// reporting before the node controller marks it Ready=Unknown and its
-	// pods not ready (default 40s).
+	// pods not ready (default 50s, kube-controller-manager v1.37's
+	// --node-monitor-grace-period).
 	NodeMonitorGracePeriod Duration `json:"nodeMonitorGracePeriod,omitempty"`
 	// EvictionTimeout is how long pods of a failed node stay before they are
 	// evicted (default 5m, the default tolerationSeconds of the
@@ -585,7 +586,7 @@ func (sc *Scenario) validate(src []byte) error {
 		c.Termination = Range{Duration(time.Second), Duration(time.Second)}
 	}
 	if c.NodeMonitorGracePeriod == 0 {
-		c.NodeMonitorGracePeriod = Duration(40 * time.Second)
+		c.NodeMonitorGracePeriod = Duration(50 * time.Second)
 	}
 	if c.EvictionTimeout == 0 {
 		c.EvictionTimeout = Duration(5 * time.Minute)

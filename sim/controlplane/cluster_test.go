@@ -92,7 +92,7 @@ func startClusterWith(t *testing.T, o clusterOptions) *cluster {
 	// server's own tests, not ours.
 	opts.DisableInvariantChecks = true
 	if o.NodeMonitorGracePeriod == 0 {
-		o.NodeMonitorGracePeriod = 40 * time.Second
+		o.NodeMonitorGracePeriod = 50 * time.Second
 	}
 	if o.EvictionTimeout == 0 {
 		o.EvictionTimeout = 5 * time.Minute
