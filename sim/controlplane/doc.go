@@ -70,8 +70,8 @@
 //     (pkg/controller/resourcequota, started as test/integration/quota
 //     does). Their settings are kube-controller-manager's defaults except
 //     three: the node lifecycle controller's node-monitor-grace-period is
-//     the scenario's nodeMonitorGracePeriod (the simulator's default, 40 s;
-//     kube-controller-manager's has been 50 s since v1.32), its
+//     the scenario's nodeMonitorGracePeriod (default 50 s, as
+//     kube-controller-manager's since v1.32), its
 //     node-monitor-period 100 ms instead of 5 s, and pod GC checks every
 //     second instead of every 20 s (its quarantine of a deleted node's pods
 //     is upstream's 40 s), so that they act within a fraction of a second
