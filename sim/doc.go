@@ -21,6 +21,8 @@
 //     (aggregation, deduplication, spam filter).
 //   - sim/internal/eventq: the engine's event queue, events in (time,
 //     insertion) order.
+//   - sim/internal/workqueue: the controllers' work queue, client-go's
+//     rate-limited delaying queue as state transitions.
 //   - sim/internal/yamlline: the line of a field path in YAML text, for
 //     the errors of the scenario reader and of sim/snapshot.
 //   - sim/internal/ranking: the order in which the ReplicaSet controller
@@ -34,7 +36,7 @@
 //     podsteps.go, builder.go, variant.go, outcome.go (the scenario format
 //     and its steps); state.go (a run that starts from a cluster's
 //     state: its objects stored as they are, its pods' next moves);
-//     queue.go (the engine's events and work queue); sim.go (the
+//     queue.go (the engine's events and work-queue keys); sim.go (the
 //     engine loop, the Deployment controller shell on rollout.Planner,
 //     the API-server writes); store.go (the API-server
 //     model: objects, resourceVersions, conflicts, generation);

@@ -321,8 +321,8 @@ func (c *checker) instant() {
 				c.fail(InvRecreate, "%s: %d replica sets have pods at once", d.Name, withPods)
 			}
 		}
-		settled := !s.wq.isDirty(queueKey{ctrlDeployment, key})
-		if s.wq.isWaiting(queueKey{ctrlDeployment, key}) && s.sc.Cluster.ControllerLatency > 0 {
+		settled := !s.wq.IsDirty(queueKey{ctrlDeployment, key})
+		if s.wq.IsWaiting(queueKey{ctrlDeployment, key}) && s.sc.Cluster.ControllerLatency > 0 {
 			settled = false
 		}
 		if settled {
@@ -398,7 +398,7 @@ func (s *Sim) stuck() []Violation {
 	for _, key := range sortedKeys(s.st.deployments) {
 		d := s.st.deployments[key]
 		want := replicas(d)
-		if s.wq.isDirty(queueKey{ctrlDeployment, key}) {
+		if s.wq.IsDirty(queueKey{ctrlDeployment, key}) {
 			continue // a sync is queued
 		}
 		var available, size int32

@@ -160,7 +160,7 @@ func (s *Sim) account(p *podState, before podFlags) {
 		if !p.gone {
 			st.setMeta(p.idx, p.rankMeta())
 		}
-		if st.item.rsState == st { // the ReplicaSet is still stored
+		if st.item.X.rsState == st { // the ReplicaSet is still stored
 			s.notifyItem(st.item)
 		}
 	}
@@ -554,7 +554,7 @@ const burstReplicas = 500
 
 // syncReplicaSet is one sync of the ReplicaSet controller.
 func (s *Sim) syncReplicaSet(it *wqItem) {
-	st := it.rsState
+	st := it.X.rsState
 	if st == nil {
 		return // deleted
 	}
@@ -582,9 +582,9 @@ func (s *Sim) syncReplicaSet(it *wqItem) {
 	// handleErr requeues the key through the rate limiter, without a
 	// retry limit; a sync without error forgets the failures.
 	if createErr != nil {
-		s.addAfterItem(it, it.backoff())
+		s.addAfterItem(it, it.Backoff())
 	} else {
-		it.failures = 0
+		it.Forget()
 	}
 }
 

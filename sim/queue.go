@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/sim/internal/eventq"
+	"github.com/deploymath/deploymath/sim/internal/workqueue"
 	appsv1 "k8s.io/api/apps/v1"
 )
 
@@ -96,27 +97,15 @@ type queueKey struct {
 	name string
 }
 
-// workQueue models client-go's rate-limited delaying work queue on the
-// virtual clock: a key already queued and not yet processed is not queued
-// twice; a delayed add keeps only the earliest pending time per key; the rate
-// limiter is the per-item exponential back-off of
-// workqueue.DefaultControllerRateLimiter (5ms·2^failures, capped at 1000s;
-// the token bucket part is not modelled). The state of a key lives in one
-// wqItem, found by one map lookup; queued events point at it.
-type workQueue struct {
-	items  map[queueKey]*wqItem
-	ndirty int // items with dirty set
-}
+// workQueue is the controllers' work queue (package workqueue: client-go's
+// rate-limited delaying queue), its items keyed by controller and object.
+type workQueue = workqueue.Queue[queueKey, keyData]
 
 // wqItem is the work-queue state of one key.
-type wqItem struct {
-	key      queueKey
-	dirty    bool          // queued and not yet processed
-	waiting  bool          // a delayed add is pending, at waitAt
-	waitAt   time.Duration //
-	failures int           // rate-limiter failures since the last Forget
-	syncs    int           // syncs during the instant numbered instant
-	instant  uint64
+type wqItem = workqueue.Item[queueKey, keyData]
+
+// keyData is what the simulator keeps with a work-queue key.
+type keyData struct {
 	// rsState is, for a ReplicaSet key, the state of the ReplicaSet stored
 	// under it (nil while there is none).
 	rsState *rsState
@@ -125,52 +114,8 @@ type wqItem struct {
 	condsOwner *appsv1.Deployment
 }
 
-func newWorkQueue() workQueue {
-	return workQueue{items: map[queueKey]*wqItem{}}
-}
+func newWorkQueue() workQueue { return workqueue.New[queueKey, keyData]() }
 
-// item returns the state of k, creating it on first use.
-func (w *workQueue) item(k queueKey) *wqItem {
-	it := w.items[k]
-	if it == nil {
-		it = &wqItem{key: k}
-		w.items[k] = it
-	}
-	return it
-}
-
-// isDirty reports whether k is queued and not yet processed.
-func (w *workQueue) isDirty(k queueKey) bool {
-	it := w.items[k]
-	return it != nil && it.dirty
-}
-
-// isWaiting reports whether a delayed add of k is pending.
-func (w *workQueue) isWaiting(k queueKey) bool {
-	it := w.items[k]
-	return it != nil && it.waiting
-}
-
-const (
-	rateLimitBase = 5 * time.Millisecond
-	rateLimitMax  = 1000 * time.Second
-	maxRetries    = 15 // the Deployment controller drops a key after this many failed syncs
-)
-
-// backoff returns the next rate-limited delay for key and counts a failure.
-func (w *workQueue) backoff(k queueKey) time.Duration { return w.item(k).backoff() }
-
-// backoff returns the next rate-limited delay for the key and counts a
-// failure.
-func (it *wqItem) backoff() time.Duration {
-	n := it.failures
-	it.failures = n + 1
-	if n >= 38 { // 5ms·2^38 is far beyond the cap; avoid overflow
-		return rateLimitMax
-	}
-	d := rateLimitBase << uint(n)
-	if d > rateLimitMax || d <= 0 {
-		d = rateLimitMax
-	}
-	return d
-}
+// maxRetries is the number of failed syncs after which the Deployment
+// controller drops a key.
+const maxRetries = 15

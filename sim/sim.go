@@ -350,20 +350,15 @@ func (s *Sim) handle(e event) {
 		s.stepTimedOut(e.idx)
 	case evProcess:
 		it := e.item
-		if !it.dirty {
+		syncs, ok := s.wq.Take(it, s.instant)
+		if !ok {
 			return
 		}
-		it.dirty = false
-		s.wq.ndirty--
-		if it.instant != s.instant {
-			it.instant, it.syncs = s.instant, 0
-		}
-		it.syncs++
-		if limit := s.syncLimit(); it.syncs > limit {
-			s.failed = fmt.Errorf("t=%s: %s keeps syncing without settling (more than %d syncs at one instant)", s.now, it.key.name, limit)
+		if limit := s.syncLimit(); syncs > limit {
+			s.failed = fmt.Errorf("t=%s: %s keeps syncing without settling (more than %d syncs at one instant)", s.now, it.Key.name, limit)
 			return
 		}
-		switch it.key.ctrl {
+		switch it.Key.ctrl {
 		case ctrlDeployment:
 			s.syncDeployment(it)
 		case ctrlReplicaSet:
@@ -374,44 +369,35 @@ func (s *Sim) handle(e event) {
 	case evRestartTick:
 		s.restartTick(e.at)
 	case evTimer:
-		it := e.item
-		if !it.waiting || it.waitAt != e.at {
-			return // superseded by an earlier timer
+		if s.wq.Due(e.item, e.at) {
+			s.addItem(e.item)
 		}
-		it.waiting = false
-		s.addItem(it)
 	default:
 		s.handlePod(e)
 	}
 }
 
 // add puts key in the work queue now (informer-style, deduplicated).
-func (s *Sim) add(k queueKey) { s.addItem(s.wq.item(k)) }
+func (s *Sim) add(k queueKey) { s.addItem(s.wq.Item(k)) }
 
 func (s *Sim) addItem(it *wqItem) {
-	if it.dirty {
-		return
+	if s.wq.Add(it) {
+		s.q.push(event{at: s.now, kind: evProcess, item: it})
 	}
-	it.dirty = true
-	s.wq.ndirty++
-	s.q.push(event{at: s.now, kind: evProcess, item: it})
 }
 
 // addAfter puts key in the work queue after d, keeping only the earliest
 // pending delay per key (client-go's delaying queue).
-func (s *Sim) addAfter(k queueKey, d time.Duration) { s.addAfterItem(s.wq.item(k), d) }
+func (s *Sim) addAfter(k queueKey, d time.Duration) { s.addAfterItem(s.wq.Item(k), d) }
 
 func (s *Sim) addAfterItem(it *wqItem, d time.Duration) {
 	if d <= 0 {
 		s.addItem(it)
 		return
 	}
-	at := s.now + d
-	if it.waiting && it.waitAt <= at {
-		return
+	if at := s.now + d; s.wq.AddAfter(it, at) {
+		s.q.push(event{at: at, kind: evTimer, item: it})
 	}
-	it.waiting, it.waitAt = true, at
-	s.q.push(event{at: at, kind: evTimer, item: it})
 }
 
 // notify is how informers react to a change: the key is queued after the
@@ -517,7 +503,7 @@ func (s *Sim) keepFrame(f *Frame) {
 // converged reports whether every Deployment is complete, no pod is
 // terminating and no controller has work queued.
 func (s *Sim) converged() bool {
-	if s.wq.ndirty > 0 || s.restartWaiting() {
+	if s.wq.Dirty() > 0 || s.restartWaiting() {
 		return false
 	}
 	for _, k := range s.st.depKeys {
@@ -613,23 +599,23 @@ func (s *Sim) syncDeployment(k *wqItem) {
 		return
 	}
 	if res.Requeue.RateLimited {
-		s.addAfterItem(k, k.backoff())
+		s.addAfterItem(k, k.Backoff())
 	}
 	if res.Requeue.After > 0 {
 		s.addAfterItem(k, res.Requeue.After)
 	}
-	k.failures = 0 // Forget: the sync succeeded
+	k.Forget() // the sync succeeded
 }
 
 // syncFailed requeues k through the rate limiter, as upstream's handleErr
 // does, and drops it after maxRetries failures.
 func (s *Sim) syncFailed(k *wqItem) {
-	if k.failures < maxRetries {
-		s.addAfterItem(k, k.backoff())
+	if k.Failures() < maxRetries {
+		s.addAfterItem(k, k.Backoff())
 		return
 	}
-	k.failures = 0
-	s.note("dropping deployment %q out of the queue after %d retries", k.key.name, maxRetries)
+	k.Forget()
+	s.note("dropping deployment %q out of the queue after %d retries", k.Key.name, maxRetries)
 }
 
 // recordEvents records the events of a plan that upstream emits once the
@@ -719,8 +705,8 @@ func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 	rs.Generation = 1
 	rs.CreationTimestamp = s.stamp()
 	rs.Status = appsv1.ReplicaSetStatus{}
-	st := &rsState{key: key, rs: rs, uid: rs.UID, item: s.wq.item(queueKey{ctrlReplicaSet, key})}
-	st.item.rsState = st
+	st := &rsState{key: key, rs: rs, uid: rs.UID, item: s.wq.Item(queueKey{ctrlReplicaSet, key})}
+	st.item.X.rsState = st
 	s.st.indexRS(rs.Namespace, st)
 	s.st.rsState[key] = st
 	s.syncRSState(st, rs)
@@ -843,7 +829,7 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 	delete(s.st.rsState, key)
 	s.logReplicaSetWrite(s.by(), "delete", old)
 	s.informReplicaSet(old, true)
-	st.item.rsState = nil
+	st.item.X.rsState = nil
 	for _, p := range slices.Clone(st.pods) { // deletePod changes st.pods
 		if !p.Terminating {
 			s.deletePod(p, "garbage collected: its replica set was deleted")
@@ -945,7 +931,7 @@ func (s *Sim) syncRSState(st *rsState, rs *appsv1.ReplicaSet) {
 	st.ownerKey = ownerKey
 	st.ownerItem = nil
 	if ownerKey != "" {
-		st.ownerItem = s.wq.item(queueKey{ctrlDeployment, ownerKey})
+		st.ownerItem = s.wq.Item(queueKey{ctrlDeployment, ownerKey})
 	}
 	minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second
 	if minReady != st.minReady {
@@ -1055,7 +1041,7 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	it := s.syncItem
 	if d := s.syncDep; it != nil && d != nil && obj != nil && obj.Name == d.Name && obj.Namespace == d.Namespace {
 		// the synced Deployment's own write: the sync read the stored object
-		old, key = d, it.key.name
+		old, key = d, it.Key.name
 		if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
 			return conflictError("deployments.apps", obj.Name)
 		}
@@ -1064,7 +1050,7 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 		if old, key, err = s.storedForWrite(obj, "update deployment status"); err != nil {
 			return err
 		}
-		it = s.wq.item(queueKey{ctrlDeployment, key})
+		it = s.wq.Item(queueKey{ctrlDeployment, key})
 	}
 	prev := old.Status.Conditions
 	old.Status = obj.Status
@@ -1096,12 +1082,12 @@ func (s *Sim) storeConditions(it *wqItem, d *appsv1.Deployment, prev, conds []ap
 		return conds
 	}
 	var out []appsv1.DeploymentCondition
-	if !s.delayed() && it.condsOwner == d && cap(prev) >= len(conds) {
+	if !s.delayed() && it.X.condsOwner == d && cap(prev) >= len(conds) {
 		out = prev[:len(conds)]
 	} else {
 		out = make([]appsv1.DeploymentCondition, len(conds), max(len(conds), 4))
 		if !s.delayed() {
-			it.condsOwner = d
+			it.X.condsOwner = d
 		}
 	}
 	if &out[0] == &conds[0] {

@@ -12,23 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-func TestBackoff(t *testing.T) {
-	w := newWorkQueue()
-	k := queueKey{ctrlDeployment, "default/web"}
-	want := []time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond}
-	for i, d := range want {
-		if got := w.backoff(k); got != d {
-			t.Errorf("failure %d: backoff %s, want %s", i, got, d)
-		}
-	}
-	for range 40 {
-		w.backoff(k)
-	}
-	if got := w.backoff(k); got != rateLimitMax {
-		t.Errorf("capped backoff = %s, want %s", got, rateLimitMax)
-	}
-}
-
 func newTestSim(t *testing.T) *Sim {
 	t.Helper()
 	sc, err := ParseScenario([]byte("name: t\nseed: 1\n"))
@@ -53,8 +36,11 @@ func TestWorkQueueDedupe(t *testing.T) {
 	s.addAfter(k, 10*time.Second)
 	s.addAfter(k, 20*time.Second) // later than the pending timer: dropped
 	s.addAfter(k, 5*time.Second)  // earlier: replaces
-	if it := s.wq.item(k); !it.waiting || it.waitAt != 5*time.Second {
-		t.Fatalf("waiting %v at %s, want 5s", it.waiting, it.waitAt)
+	if n := s.q.len(); n != 3 {
+		t.Fatalf("queued %d events, want the process event and timers at 10s and 5s", n)
+	}
+	if it := s.wq.Item(k); !s.wq.IsWaiting(k) || s.wq.Due(it, 10*time.Second) || !s.wq.Due(it, 5*time.Second) {
+		t.Fatal("the delayed add pending is not the one at 5s")
 	}
 }
 

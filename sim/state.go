@@ -378,8 +378,8 @@ func (s *Sim) loadState(st *State) error {
 			c.LastTransitionTime = clk.shift(c.LastTransitionTime)
 		}
 		key := s.st.key(rs.Namespace, rs.Name)
-		rst := &rsState{key: key, rs: rs, uid: rs.UID, item: s.wq.item(queueKey{ctrlReplicaSet, key})}
-		rst.item.rsState = rst
+		rst := &rsState{key: key, rs: rs, uid: rs.UID, item: s.wq.Item(queueKey{ctrlReplicaSet, key})}
+		rst.item.X.rsState = rst
 		s.st.indexRS(rs.Namespace, rst)
 		s.st.rsState[key] = rst
 		s.syncRSState(rst, rs)
