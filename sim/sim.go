@@ -742,15 +742,7 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 		c := *obj
 		rs = &c
 	}
-	rs.Namespace = ns
-	rs.UID = old.UID
-	rs.CreationTimestamp = old.CreationTimestamp
-	rs.DeletionTimestamp = old.DeletionTimestamp
-	rs.Status = old.Status
-	rs.Generation = old.Generation
-	if apirules.ReplicaSetGenerationBumps(&old.Spec, &rs.Spec) {
-		rs.Generation++
-	}
+	updateRules(rs, old, ns)
 	rs.ResourceVersion = s.st.nextRV()
 	st.rs = rs
 	s.syncRSState(st, rs)
@@ -758,6 +750,23 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	s.informReplicaSet(rs, false)
 	s.rsChanged(old, rs)
 	return nil
+}
+
+// updateRules applies to rs, about to replace stored in namespace ns, the
+// API server's rules for an update of a ReplicaSet: what a write cannot
+// change comes from stored (namespace, UID, creation and deletion times,
+// status), and the generation is stored's, bumped when the spec changed.
+func updateRules(rs, stored *appsv1.ReplicaSet, ns string) {
+	bump := apirules.ReplicaSetGenerationBumps(&stored.Spec, &rs.Spec)
+	rs.Namespace = ns
+	rs.UID = stored.UID
+	rs.CreationTimestamp = stored.CreationTimestamp
+	rs.DeletionTimestamp = stored.DeletionTimestamp
+	rs.Status = stored.Status
+	rs.Generation = stored.Generation
+	if bump {
+		rs.Generation++
+	}
 }
 
 // scaleReplicaSet is updateReplicaSet(obj, false) for a plan's scale,
@@ -783,18 +792,9 @@ func (s *Sim) scaleReplicaSet(obj *appsv1.ReplicaSet) error {
 	if (obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion) || (obj.UID != "" && obj.UID != old.UID) {
 		return conflictError("replicasets.apps", obj.Name)
 	}
-	bump := apirules.ReplicaSetGenerationBumps(&old.Spec, &obj.Spec)
 	kept := *old
 	*old = *obj
-	old.Namespace = ns
-	old.UID = kept.UID
-	old.CreationTimestamp = kept.CreationTimestamp
-	old.DeletionTimestamp = kept.DeletionTimestamp
-	old.Status = kept.Status
-	old.Generation = kept.Generation
-	if bump {
-		old.Generation++
-	}
+	updateRules(old, &kept, ns)
 	old.ResourceVersion = s.st.nextRV()
 	s.syncRSState(st, old)
 	s.logReplicaSetWrite(s.by(), "update", old)
