@@ -2,6 +2,7 @@
 // simulator and prints its trace and summary.
 //
 //	deploysim [flags] SCENARIO.yaml [flags]
+//	deploysim [flags] STATE.yaml [flags]
 //	deploysim [flags] [-from STATE.yaml] MANIFEST.yaml [flags]
 //	deploysim merge [-format F] FILE...
 //
@@ -199,7 +200,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	svg := fs.String("svg", "", "write an SVG chart to this file")
 	check := fs.Bool("check", false, "check invariants and exit 1 on a violation")
-	from := fs.String("from", "", "with a manifest FILE: the `STATE` FILE is applied to: cluster state (kubectl get deploy,rs,pods -o yaml output; applied at once) or manifests (applied once rolled out)")
+	from := fs.String("from", "", "with a manifest file: the `STATE` it is applied to, cluster state (kubectl get deploy,rs,pods -o yaml output: applied at once) or manifests (applied once rolled out)")
 	overlay := fs.String("overlay", "", "with a manifest FILE: a scenario without objects (`FILE`) whose cluster, steps and expect: are laid over the run, e.g. a failure rule for the new image")
 	nowFlag := fs.String("now", "", "with cluster state (kubectl get -o yaml output): the `RFC3339` moment it was taken, the run's time 0 (default: the latest time in it)")
 	events := fs.Bool("events", false, "after the trace, list the Events as `kubectl get events -o wide` shows them at the end of the run (aggregated by client-go's rules)")
@@ -214,6 +215,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	shard := fs.String("shard", "", "carry out only shard `i/n` (i of n, from 0) of -sweep or -seeds, for deploysim merge (needs -format json): run k, numbered from 0 in table order, is in shard k mod n")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: deploysim [flags] SCENARIO.yaml [flags]")
+		fmt.Fprintln(stderr, "       deploysim [flags] STATE.yaml   (what happens next to the cluster state of kubectl get deploy,rs,pods -o yaml)")
+		fmt.Fprintln(stderr, "       deploysim [flags] [-from STATE.yaml] MANIFEST.yaml   (what kubectl apply -f MANIFEST.yaml does)")
 		fmt.Fprintln(stderr, "       deploysim merge [-format text|json] FILE...   (merge the -format json output of the shards of a sweep)")
 		fmt.Fprintln(stderr, "       deploysim explain [flags] FILE|-   (explain the Deployments of kubectl get deploy,rs,pods -o yaml; deploysim explain -h)")
 		fs.PrintDefaults()
