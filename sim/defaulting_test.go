@@ -31,7 +31,7 @@ func TestStoreDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := objKey("default", "nginx-deployment")
-	stored := s.st.deployments[key]
+	stored := s.st.Deployments[key]
 	if h := hashing.PodTemplateHash(&stored.Spec.Template, nil); h != "54fd4d6d4c" {
 		t.Errorf("created: pod-template-hash %s, a v1.37 cluster gives 54fd4d6d4c", h)
 	}
@@ -43,7 +43,7 @@ func TestStoreDefaults(t *testing.T) {
 	edit := stored.DeepCopy()
 	edit.Spec.Template.Spec.Containers = append(edit.Spec.Template.Spec.Containers, corev1.Container{Name: "sidecar", Image: "busybox"})
 	s.writeDeploymentSpec(stored, edit)
-	got := s.st.deployments[key].Spec.Template.Spec.Containers[1]
+	got := s.st.Deployments[key].Spec.Template.Spec.Containers[1]
 	if got.ImagePullPolicy != corev1.PullAlways || got.TerminationMessagePath != corev1.TerminationMessagePathDefault {
 		t.Errorf("edited: sidecar stored undefaulted: imagePullPolicy %q, terminationMessagePath %q", got.ImagePullPolicy, got.TerminationMessagePath)
 	}

@@ -19,6 +19,10 @@
 //     generation, the conflict message).
 //   - sim/internal/correlator: client-go's event recorder as a pure model
 //     (aggregation, deduplication, spam filter).
+//   - sim/internal/apiserver: the API server's store (objects by key,
+//     resourceVersions and UIDs, the ReplicaSets of each namespace, the
+//     error wording), generic over the records the cluster keeps beside
+//     each ReplicaSet and pod; the write rules are internal/apirules.
 //   - sim/internal/eventq: the engine's event queue, events in (time,
 //     insertion) order.
 //   - sim/internal/workqueue: the controllers' work queue, client-go's
@@ -38,8 +42,8 @@
 //     state: its objects stored as they are, its pods' next moves);
 //     queue.go (the engine's events and work-queue keys); sim.go (the
 //     engine loop, the Deployment controller shell on rollout.Planner,
-//     the API-server writes); store.go (the API-server
-//     model: objects, resourceVersions, conflicts, generation);
+//     the API-server writes); store.go (what the simulator keeps beside
+//     each stored ReplicaSet: its pods and counts);
 //     informer.go (the Deployment controller's informer delay); pods.go,
 //     unreachable.go (the cluster: ReplicaSet controller, scheduler,
 //     kubelet, nodes, failures); restart.go (the restart controller shell);

@@ -109,11 +109,11 @@ func (s *Sim) quietForController() bool {
 func (s *Sim) controllerView(it *wqItem) (*appsv1.Deployment, []*appsv1.ReplicaSet) {
 	key := it.Key.name
 	if !s.delayed() {
-		d := s.st.deployments[key]
+		d := s.st.Deployments[key]
 		if d == nil {
 			return nil, nil
 		}
-		return d, s.st.replicaSetsIn(d.Namespace)
+		return d, s.st.ReplicaSetsIn(d.Namespace)
 	}
 	if s.cache == nil {
 		return nil, nil

@@ -123,7 +123,7 @@ func (c *checker) fault() { c.faults = true }
 
 // userChange records a user's write of a Deployment.
 func (c *checker) userChange(key string) {
-	d := c.s.st.deployments[key]
+	d := c.s.st.Deployments[key]
 	recreate := d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType
 	if _, seen := c.recreateClean[key]; !seen {
 		c.recreateClean[key] = recreate
@@ -135,16 +135,16 @@ func (c *checker) userChange(key string) {
 }
 
 func (c *checker) capture(namespace, name string) *checkState {
-	d := c.s.st.deployments[objKey(namespace, name)]
+	d := c.s.st.Deployments[objKey(namespace, name)]
 	if d == nil {
 		return nil
 	}
 	// A copy: a plan's status write updates the stored Deployment in place.
 	dc := *d
 	dc.Status.Conditions = slices.Clone(d.Status.Conditions) // edited in place too
-	cs := &checkState{d: &dc, rss: c.s.st.ownedReplicaSets(d), act: map[string]int32{}}
+	cs := &checkState{d: &dc, rss: c.s.st.OwnedReplicaSets(d), act: map[string]int32{}}
 	for _, rs := range cs.rss {
-		cs.act[rs.Name] = c.s.st.rsState[objKey(rs.Namespace, rs.Name)].active
+		cs.act[rs.Name] = c.s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)].active
 	}
 	return cs
 }
@@ -286,11 +286,11 @@ func (s *Sim) storedChecksum(key string) string {
 	var obj runtime.Object
 	switch restart.Kind(kind) {
 	case restart.KindConfigMap:
-		if cm := s.st.configMaps[rest]; cm != nil {
+		if cm := s.st.ConfigMaps[rest]; cm != nil {
 			obj = cm
 		}
 	case restart.KindSecret:
-		if sec := s.st.secrets[rest]; sec != nil {
+		if sec := s.st.Secrets[rest]; sec != nil {
 			obj = sec
 		}
 	}
@@ -307,13 +307,13 @@ func (s *Sim) storedChecksum(key string) string {
 // instant checks the state laws at the end of an instant.
 func (c *checker) instant() {
 	s := c.s
-	for _, key := range sortedKeys(s.st.deployments) {
-		d := s.st.deployments[key]
-		rss := s.st.ownedReplicaSets(d)
+	for _, key := range sortedKeys(s.st.Deployments) {
+		d := s.st.Deployments[key]
+		rss := s.st.OwnedReplicaSets(d)
 		if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && c.recreateClean[key] {
 			withPods := 0
 			for _, rs := range rss {
-				if s.st.rsState[objKey(rs.Namespace, rs.Name)].active > 0 {
+				if s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)].active > 0 {
 					withPods++
 				}
 			}
@@ -360,7 +360,7 @@ func (c *checker) history(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) {
 		if rs == newRS {
 			continue
 		}
-		if st := s.st.rsState[objKey(rs.Namespace, rs.Name)]; st != nil {
+		if st := s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]; st != nil {
 			oldPods += len(st.pods)
 		}
 		if rs.DeletionTimestamp == nil {
@@ -395,16 +395,16 @@ func (c *checker) history(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) {
 // stuck lists the [WarnStuck] warnings at the end of the run.
 func (s *Sim) stuck() []Violation {
 	var out []Violation
-	for _, key := range sortedKeys(s.st.deployments) {
-		d := s.st.deployments[key]
+	for _, key := range sortedKeys(s.st.Deployments) {
+		d := s.st.Deployments[key]
 		want := replicas(d)
 		if s.wq.IsDirty(queueKey{ctrlDeployment, key}) {
 			continue // a sync is queued
 		}
 		var available, size int32
 		inFlight := false
-		for _, rs := range s.st.ownedReplicaSets(d) {
-			st := s.st.rsState[objKey(rs.Namespace, rs.Name)]
+		for _, rs := range s.st.OwnedReplicaSets(d) {
+			st := s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]
 			size += rsReplicas(rs)
 			available += st.available
 			if rsReplicas(rs) != st.active || st.active != st.available || st.terminating > 0 {
@@ -434,8 +434,8 @@ func (c *checker) final() {
 	if c.faults || len(s.sc.Cluster.Failures) > 0 || s.sc.Cluster.PodQuota > 0 {
 		return
 	}
-	for _, key := range sortedKeys(s.st.deployments) {
-		d := s.st.deployments[key]
+	for _, key := range sortedKeys(s.st.Deployments) {
+		d := s.st.Deployments[key]
 		if d.Spec.Paused {
 			continue
 		}

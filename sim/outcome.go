@@ -97,8 +97,8 @@ func outcomeName(d *appsv1.Deployment) string {
 // name, with the scenario's expectations.
 func (s *Sim) outcomes() []DeploymentOutcome {
 	var out []DeploymentOutcome
-	for _, k := range sortedKeys(s.st.deployments) {
-		d := s.st.deployments[k]
+	for _, k := range sortedKeys(s.st.Deployments) {
+		d := s.st.Deployments[k]
 		name := outcomeName(d)
 		out = append(out, DeploymentOutcome{Deployment: name, Outcome: outcomeOf(d), Expected: s.sc.Expect[name]})
 	}

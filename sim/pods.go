@@ -195,8 +195,8 @@ func (s *Sim) newPodName(prefix string) string {
 		for i := len(b) - 5; i < len(b); i++ {
 			b[i] = podNameAlphabet[s.rng.IntN(len(podNameAlphabet))]
 		}
-		if _, taken := s.st.pods[string(b)]; !taken { // no allocation to look up
-			return s.st.str(b)
+		if _, taken := s.st.Pods[string(b)]; !taken { // no allocation to look up
+			return s.st.Str(b)
 		}
 	}
 }
@@ -209,10 +209,10 @@ func (s *Sim) quotaError(name, namespace string) error {
 		return err
 	}
 	q := s.sc.Cluster.PodQuota
-	if q <= 0 || len(s.st.pods) < q {
+	if q <= 0 || len(s.st.Pods) < q {
 		return nil
 	}
-	return fmt.Errorf("pods %q is forbidden: exceeded quota: pods, requested: pods=1, used: pods=%d, limited: pods=%d", name, len(s.st.pods), q)
+	return fmt.Errorf("pods %q is forbidden: exceeded quota: pods, requested: pods=1, used: pods=%d, limited: pods=%d", name, len(s.st.Pods), q)
 }
 
 // createPod creates one pod of rs (the ReplicaSet controller's create).
@@ -227,14 +227,14 @@ func (s *Sim) createPod(rs *appsv1.ReplicaSet, st *rsState) error {
 	if err := s.quotaError(name, rs.Namespace); err != nil {
 		return err
 	}
-	uid, uidNum := s.st.nextUIDNum()
+	uid, uidNum := s.st.NextUIDNum()
 	p := s.newPod()
 	*p = podState{
 		Name: name, Namespace: rs.Namespace, UID: uid, uidNum: uidNum, Labels: rs.Spec.Template.Labels,
 		rs: st, created: s.now, phase: corev1.PodPending, idx: len(st.pods),
 	}
 	p.mode = s.failureModeFor(&rs.Spec.Template)
-	s.st.pods[name] = p
+	s.st.Pods[name] = p
 	st.pods = append(st.pods, p)
 	st.meta = append(st.meta, ranking.Pod{})
 	st.hot = append(st.hot, 0)
@@ -442,7 +442,7 @@ func (s *Sim) removePod(p *podState) {
 	}
 	before := p.flags()
 	p.gone = true
-	delete(s.st.pods, p.Name)
+	delete(s.st.Pods, p.Name)
 	if st := p.rs; st != nil {
 		last := len(st.pods) - 1
 		moved := st.pods[last]
@@ -462,7 +462,7 @@ func (s *Sim) removePod(p *podState) {
 	if st := p.rs; st != nil && st.ownerKey != "" {
 		// upstream's deletePod handler: a Recreate Deployment is queued
 		// once its last pod is gone
-		if d := s.st.deployments[st.ownerKey]; d != nil && d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && !s.hasPods(d) {
+		if d := s.st.Deployments[st.ownerKey]; d != nil && d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && !s.hasPods(d) {
 			s.notifyDeployment(st.ownerKey)
 		}
 	}
@@ -471,7 +471,7 @@ func (s *Sim) removePod(p *podState) {
 
 func (s *Sim) hasPods(d *appsv1.Deployment) bool {
 	key := objKey(d.Namespace, d.Name)
-	for _, st := range s.st.rsByNS[d.Namespace] {
+	for _, st := range s.st.ByNamespace[d.Namespace] {
 		if st.ownerKey == key && len(st.pods) > 0 {
 			return true
 		}
@@ -539,8 +539,8 @@ func (s *Sim) evictNode(n *nodeState, gen uint32) {
 // podsOnNode lists the pods bound to n in name order.
 func (s *Sim) podsOnNode(n *nodeState) []*podState {
 	var out []*podState
-	for _, k := range sortedKeys(s.st.pods) {
-		if p := s.st.pods[k]; p.node == n {
+	for _, k := range sortedKeys(s.st.Pods) {
+		if p := s.st.Pods[k]; p.node == n {
 			out = append(out, p)
 		}
 	}
@@ -656,7 +656,7 @@ func (s *Sim) writeRSStatus(rs *appsv1.ReplicaSet, st *rsState, createErr error)
 		t := st.terminating
 		cur.TerminatingReplicas = &t
 	}
-	rs.ResourceVersion = s.st.nextRV()
+	rs.ResourceVersion = s.st.NextRV()
 	s.logReplicaSetWrite(writerReplicaSet, "status", rs)
 	s.informReplicaSet(rs, false)
 	s.rsStatusChanged(rs, st)

@@ -193,7 +193,7 @@ func (s *Sim) doNewStep(st *Step, label string) (handled bool, err error) {
 
 // rsFor resolves new, old or a name among d's ReplicaSets (oldest first).
 func (s *Sim) rsFor(d *appsv1.Deployment, which string) []*appsv1.ReplicaSet {
-	rss := s.st.ownedReplicaSets(d)
+	rss := s.st.OwnedReplicaSets(d)
 	newRS := rollout.FindNewReplicaSet(d, rss)
 	var out []*appsv1.ReplicaSet
 	for _, rs := range rss {
@@ -230,7 +230,7 @@ func (s *Sim) podStep(st *Step, label string) error {
 	rss := s.rsFor(d, ps.RS)
 	if len(rss) == 0 && ps.RS != "" {
 		var names []string
-		for _, rs := range s.st.ownedReplicaSets(d) {
+		for _, rs := range s.st.OwnedReplicaSets(d) {
 			names = append(names, rs.Name)
 		}
 		return fatal("rs", st.podLines.rs, "deployment %s has no %s replica set at %s (its replica sets: %s)", d.Name, strconv.Quote(ps.RS), offset(s.now), joinComma(names))
@@ -238,13 +238,13 @@ func (s *Sim) podStep(st *Step, label string) error {
 	sel := labels.SelectorFromSet(ps.Selector)
 	var pods []*podState
 	for _, rs := range rss {
-		for _, p := range s.st.rsState[objKey(rs.Namespace, rs.Name)].pods {
+		for _, p := range s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)].pods {
 			if !p.Terminating && sel.Matches(labels.Set(p.Labels)) {
 				pods = append(pods, p)
 			}
 		}
 	}
-	slices.SortFunc(pods, func(a, b *podState) int { return compareStrings(a.Name, b.Name) })
+	slices.SortFunc(pods, func(a, b *podState) int { return strings.Compare(a.Name, b.Name) })
 	if ps.Index >= len(pods) {
 		what := "pods"
 		if ps.RS != "" {

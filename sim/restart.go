@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/restart"
+	"github.com/deploymath/deploymath/sim/internal/apiserver"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -154,9 +155,9 @@ func (s *Sim) applyRestart(dec restart.Decision) {
 		return
 	}
 	key := objKey(dec.Namespace, dec.Name)
-	old := s.st.deployments[key]
+	old := s.st.Deployments[key]
 	if old == nil {
-		fail(notFoundError("deployments.apps", dec.Name).Error())
+		fail(apiserver.NotFound("deployments.apps", dec.Name).Error())
 		return
 	}
 	obj, err := dec.Patch.Apply(old)

@@ -85,7 +85,7 @@ func TestRestartPresetXing(t *testing.T) {
 	if len(res.Violations) > 0 {
 		t.Errorf("violations: %v", res.Violations)
 	}
-	d := s.st.deployments["default/web"]
+	d := s.st.Deployments["default/web"]
 	if d.Spec.Template.Annotations[restart.XingKeys().RestartedAtAnnotation] != "2025-01-01T00:00:32Z" {
 		t.Errorf("template annotations %v", d.Spec.Template.Annotations)
 	}

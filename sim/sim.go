@@ -8,6 +8,7 @@ import (
 
 	"github.com/deploymath/deploymath/internal/apirules"
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/apiserver"
 	"github.com/deploymath/deploymath/sim/internal/correlator"
 	"github.com/deploymath/deploymath/sim/internal/ranking"
 	appsv1 "k8s.io/api/apps/v1"
@@ -207,7 +208,7 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	s.trace.fullStops = o.FullStops
 	s.q.q.OnInstant = s.q.touchInstant
 	hint := podsHint(sc)
-	s.st.pods = make(map[string]*podState, hint)
+	s.st.Pods = make(map[string]*podState, hint)
 	// room for a start-up timer per replica, all queued at once when the
 	// Deployments are created
 	s.q.q.Grow(hint / 2)
@@ -506,12 +507,12 @@ func (s *Sim) converged() bool {
 	if s.wq.Dirty() > 0 || s.restartWaiting() {
 		return false
 	}
-	for _, k := range s.st.depKeys {
-		if !s.deploymentComplete(s.st.deployments[k]) {
+	for _, k := range s.st.DeploymentKeys {
+		if !s.deploymentComplete(s.st.Deployments[k]) {
 			return false
 		}
 	}
-	for _, st := range s.st.rsState {
+	for _, st := range s.st.ReplicaSets {
 		if st.terminating > 0 || int32(len(st.pods)) != st.active+st.terminal {
 			return false
 		}
@@ -697,18 +698,18 @@ func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 		rs.Namespace = metav1.NamespaceDefault
 	}
 	key := objKey(rs.Namespace, rs.Name)
-	if s.st.replicaSet(key) != nil {
-		return &apiError{"AlreadyExists", fmt.Sprintf("replicasets.apps %q already exists", rs.Name)}
+	if s.st.ReplicaSet(key) != nil {
+		return apiserver.AlreadyExists("replicasets.apps", rs.Name)
 	}
-	rs.UID = s.st.nextUID()
-	rs.ResourceVersion = s.st.nextRV()
+	rs.UID = s.st.NextUID()
+	rs.ResourceVersion = s.st.NextRV()
 	rs.Generation = 1
 	rs.CreationTimestamp = s.stamp()
 	rs.Status = appsv1.ReplicaSetStatus{}
 	st := &rsState{key: key, rs: rs, uid: rs.UID, item: s.wq.Item(queueKey{ctrlReplicaSet, key})}
 	st.item.X.rsState = st
-	s.st.indexRS(rs.Namespace, st)
-	s.st.rsState[key] = st
+	s.st.Index(rs.Namespace, st)
+	s.st.ReplicaSets[key] = st
 	s.syncRSState(st, rs)
 	s.logReplicaSetWrite(s.by(), "create", rs)
 	s.informReplicaSet(rs, false)
@@ -728,14 +729,14 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	if ns == "" {
 		ns = metav1.NamespaceDefault
 	}
-	key := s.st.key(ns, obj.Name)
-	st := s.st.rsState[key]
+	key := s.st.Key(ns, obj.Name)
+	st := s.st.ReplicaSets[key]
 	if st == nil {
-		return notFoundError("replicasets.apps", obj.Name)
+		return apiserver.NotFound("replicasets.apps", obj.Name)
 	}
 	old := st.rs
 	if (obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion) || (obj.UID != "" && obj.UID != old.UID) {
-		return conflictError("replicasets.apps", obj.Name)
+		return apiserver.Conflict("replicasets.apps", obj.Name)
 	}
 	rs := obj
 	if !owned {
@@ -743,7 +744,7 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 		rs = &c
 	}
 	updateRules(rs, old, ns)
-	rs.ResourceVersion = s.st.nextRV()
+	rs.ResourceVersion = s.st.NextRV()
 	st.rs = rs
 	s.syncRSState(st, rs)
 	s.logReplicaSetWrite(s.by(), "update", rs)
@@ -757,7 +758,14 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 // change comes from stored (namespace, UID, creation and deletion times,
 // status), and the generation is stored's, bumped when the spec changed.
 func updateRules(rs, stored *appsv1.ReplicaSet, ns string) {
-	bump := apirules.ReplicaSetGenerationBumps(&stored.Spec, &rs.Spec)
+	keepStored(rs, stored, ns, apirules.ReplicaSetGenerationBumps(&stored.Spec, &rs.Spec))
+}
+
+// keepStored is updateRules with the generation bump decided: it only
+// reads stored, which may then live on the caller's stack (the generation
+// check hands its arguments to an interface, which would move it to the
+// heap).
+func keepStored(rs, stored *appsv1.ReplicaSet, ns string, bump bool) {
 	rs.Namespace = ns
 	rs.UID = stored.UID
 	rs.CreationTimestamp = stored.CreationTimestamp
@@ -784,18 +792,19 @@ func (s *Sim) scaleReplicaSet(obj *appsv1.ReplicaSet) error {
 	if ns == "" {
 		ns = metav1.NamespaceDefault
 	}
-	st := s.st.rsState[s.st.key(ns, obj.Name)]
+	st := s.st.ReplicaSets[s.st.Key(ns, obj.Name)]
 	if st == nil || !sameOwners(obj, st.rs) {
 		return s.updateReplicaSet(obj, false)
 	}
 	old := st.rs
 	if (obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion) || (obj.UID != "" && obj.UID != old.UID) {
-		return conflictError("replicasets.apps", obj.Name)
+		return apiserver.Conflict("replicasets.apps", obj.Name)
 	}
+	bump := apirules.ReplicaSetGenerationBumps(&old.Spec, &obj.Spec)
 	kept := *old
 	*old = *obj
-	updateRules(old, &kept, ns)
-	old.ResourceVersion = s.st.nextRV()
+	keepStored(old, &kept, ns, bump)
+	old.ResourceVersion = s.st.NextRV()
 	s.syncRSState(st, old)
 	s.logReplicaSetWrite(s.by(), "update", old)
 	// rsChanged(old, old): the owner references are the same
@@ -817,16 +826,16 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 		namespace = metav1.NamespaceDefault
 	}
 	key := objKey(namespace, name)
-	st := s.st.rsState[key]
+	st := s.st.ReplicaSets[key]
 	if st == nil {
-		return notFoundError("replicasets.apps", name)
+		return apiserver.NotFound("replicasets.apps", name)
 	}
 	old := st.rs
 	if uid != "" && uid != old.UID {
-		return conflictError("replicasets.apps", name)
+		return apiserver.Conflict("replicasets.apps", name)
 	}
-	s.st.unindexRS(namespace, key)
-	delete(s.st.rsState, key)
+	s.st.Unindex(namespace, key)
+	delete(s.st.ReplicaSets, key)
 	s.logReplicaSetWrite(s.by(), "delete", old)
 	s.informReplicaSet(old, true)
 	st.item.X.rsState = nil
@@ -845,10 +854,10 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 func (s *Sim) rsChanged(old, cur *appsv1.ReplicaSet) {
 	s.notifyOwners(old, cur)
 	if cur != nil {
-		if st := s.st.rsState[s.st.key(cur.Namespace, cur.Name)]; st != nil {
+		if st := s.st.ReplicaSets[s.st.Key(cur.Namespace, cur.Name)]; st != nil {
 			s.notifyItem(st.item)
 		} else {
-			s.notifyRS(s.st.key(cur.Namespace, cur.Name))
+			s.notifyRS(s.st.Key(cur.Namespace, cur.Name))
 		}
 	}
 }
@@ -865,17 +874,17 @@ func (s *Sim) notifyOwners(old, cur *appsv1.ReplicaSet) {
 		}
 		if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
 			if ref.Kind == "Deployment" {
-				key := s.st.key(rs.Namespace, ref.Name)
+				key := s.st.Key(rs.Namespace, ref.Name)
 				s.met.touch(key)
-				if d := s.st.deployments[key]; d != nil && d.UID == ref.UID && !slices.Contains(seen, key) {
+				if d := s.st.Deployments[key]; d != nil && d.UID == ref.UID && !slices.Contains(seen, key) {
 					seen = append(seen, key)
 					s.notifyDeployment(key)
 				}
 			}
 			continue
 		}
-		for _, key := range sortedKeys(s.st.deployments) {
-			d := s.st.deployments[key]
+		for _, key := range sortedKeys(s.st.Deployments) {
+			d := s.st.Deployments[key]
 			if d.Namespace == rs.Namespace && !slices.Contains(seen, key) && deploymentSelects(d, rs.Labels) {
 				seen = append(seen, key)
 				s.notifyDeployment(key)
@@ -894,7 +903,7 @@ func (s *Sim) rsStatusChanged(rs *appsv1.ReplicaSet, st *rsState) {
 		return
 	}
 	s.met.touch(st.ownerKey)
-	if d := s.st.deployments[st.ownerKey]; d != nil && d.UID == ref.UID && !s.quietForController() {
+	if d := s.st.Deployments[st.ownerKey]; d != nil && d.UID == ref.UID && !s.quietForController() {
 		s.notifyItem(st.ownerItem)
 	}
 	s.notifyItem(st.item)
@@ -907,7 +916,7 @@ func (s *Sim) syncRSState(st *rsState, rs *appsv1.ReplicaSet) {
 	if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
 		owner = string(ref.UID)
 		if ref.Kind == "Deployment" {
-			ownerKey = s.st.key(rs.Namespace, ref.Name)
+			ownerKey = s.st.Key(rs.Namespace, ref.Name)
 		}
 	} else {
 		owner = "rs:" + string(rs.UID)
@@ -947,18 +956,18 @@ func (s *Sim) syncRSState(st *rsState, rs *appsv1.ReplicaSet) {
 // included, so ReplicaSet names are a cluster's).
 func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	key := objKey(d.Namespace, d.Name)
-	if _, ok := s.st.deployments[key]; ok {
-		return &apiError{"AlreadyExists", fmt.Sprintf("deployments.apps %q already exists", d.Name)}
+	if _, ok := s.st.Deployments[key]; ok {
+		return apiserver.AlreadyExists("deployments.apps", d.Name)
 	}
 	d = rollout.Default(d) // a copy
-	d.UID = s.st.nextUID()
-	d.ResourceVersion = s.st.nextRV()
+	d.UID = s.st.NextUID()
+	d.ResourceVersion = s.st.NextRV()
 	d.Generation = 1
 	d.CreationTimestamp = s.stamp()
 	d.Status = appsv1.DeploymentStatus{}
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
-	s.st.deployments[key] = d
-	s.st.depKeys = addKey(s.st.depKeys, key)
+	s.st.Deployments[key] = d
+	s.st.AddDeploymentKey(key)
 	s.logDeploymentWrite("create", d)
 	s.informDeployment(key, d)
 	s.notifyDeployment(key)
@@ -978,7 +987,7 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 // ReplicaSets).
 func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	d = rollout.Default(d)
-	d.ResourceVersion = s.st.nextRV()
+	d.ResourceVersion = s.st.NextRV()
 	d.Status = old.Status
 	d.UID = old.UID
 	d.CreationTimestamp = old.CreationTimestamp
@@ -988,7 +997,7 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	}
 	key := objKey(d.Namespace, d.Name)
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
-	s.st.deployments[key] = d
+	s.st.Deployments[key] = d
 	if s.syncDep == old {
 		s.syncDep = nil // replaced
 	}
@@ -1006,13 +1015,13 @@ func (s *Sim) storedForWrite(obj *appsv1.Deployment, verb string) (*appsv1.Deplo
 	if obj == nil {
 		return nil, "", fmt.Errorf("%s: nil object", verb)
 	}
-	key := s.st.key(obj.Namespace, obj.Name)
-	old := s.st.deployments[key]
+	key := s.st.Key(obj.Namespace, obj.Name)
+	old := s.st.Deployments[key]
 	if old == nil {
-		return nil, "", notFoundError("deployments.apps", obj.Name)
+		return nil, "", apiserver.NotFound("deployments.apps", obj.Name)
 	}
 	if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
-		return nil, "", conflictError("deployments.apps", obj.Name)
+		return nil, "", apiserver.Conflict("deployments.apps", obj.Name)
 	}
 	return old, key, nil
 }
@@ -1043,7 +1052,7 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 		// the synced Deployment's own write: the sync read the stored object
 		old, key = d, it.Key.name
 		if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
-			return conflictError("deployments.apps", obj.Name)
+			return apiserver.Conflict("deployments.apps", obj.Name)
 		}
 	} else {
 		var err error
@@ -1056,7 +1065,7 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	old.Status = obj.Status
 	old.Annotations = obj.Annotations
 	old.Status.Conditions = s.storeConditions(it, old, prev, obj.Status.Conditions)
-	old.ResourceVersion = s.st.nextRV()
+	old.ResourceVersion = s.st.NextRV()
 	s.logDeploymentWrite("status", old)
 	s.informDeployment(key, old)
 	if !s.quietForController() {
@@ -1110,8 +1119,8 @@ func (s *Sim) storeConditions(it *wqItem, d *appsv1.Deployment, prev, conds []ap
 // Recreate strategy, which checks that no old pod is still running).
 func (s *Sim) podsOf(d *appsv1.Deployment) []*corev1.Pod {
 	var out []*corev1.Pod
-	for _, rs := range s.st.ownedReplicaSets(d) {
-		st := s.st.rsState[objKey(rs.Namespace, rs.Name)]
+	for _, rs := range s.st.OwnedReplicaSets(d) {
+		st := s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]
 		for _, p := range st.pods {
 			out = append(out, p.object(rs))
 		}

@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 func newTestSim(t *testing.T) *Sim {
@@ -64,24 +63,7 @@ func TestSlowStart(t *testing.T) {
 	}
 }
 
-var errTest = &apiError{"Forbidden", "quota"}
-
-// TestUIDOrder: pod UIDs compare as strings like the counters they are
-// made from, which the ranking relies on.
-func TestUIDOrder(t *testing.T) {
-	st := newStore()
-	var prev types.UID
-	for i := 0; i < 5000; i++ {
-		uid, n := st.nextUIDNum()
-		if n != uint64(i+1) || (i > 0 && uid <= prev) || len(uid) != 36 {
-			t.Fatalf("uid %d: %q after %q", n, uid, prev)
-		}
-		prev = uid
-	}
-	if prev != "00000000-0000-4000-8000-000000001388" {
-		t.Fatalf("uid 5000 = %q", prev)
-	}
-}
+var errTest = &apiError{Reason: "Forbidden", Msg: "quota"}
 
 func TestParseScenarioErrors(t *testing.T) {
 	cases := []struct{ name, src, want string }{
@@ -154,7 +136,7 @@ func TestStoreConcurrency(t *testing.T) {
 	if err := s.createDeployment(d); err != nil {
 		t.Fatal(err)
 	}
-	stored := s.st.deployments["default/web"]
+	stored := s.st.Deployments["default/web"]
 	stale := stored.DeepCopy()
 	w := stored.DeepCopy()
 	w.Status.ObservedGeneration = 1
@@ -162,7 +144,7 @@ func TestStoreConcurrency(t *testing.T) {
 	if err := s.updateDeploymentStatus(w); err != nil {
 		t.Fatal(err)
 	}
-	got := s.st.deployments["default/web"]
+	got := s.st.Deployments["default/web"]
 	if got.Spec.Paused || got.Status.ObservedGeneration != 1 || got.Generation != 1 {
 		t.Fatalf("status write: paused=%v observedGeneration=%d generation=%d", got.Spec.Paused, got.Status.ObservedGeneration, got.Generation)
 	}
@@ -176,7 +158,7 @@ func TestStoreConcurrency(t *testing.T) {
 		t.Fatal(err)
 	}
 	owned.Status.Replicas = 99
-	got = s.st.deployments["default/web"]
+	got = s.st.Deployments["default/web"]
 	if got.Spec.Paused || got.Status.Replicas != 7 || got.Annotations["a"] != "b" || got.ResourceVersion == stale.ResourceVersion {
 		t.Fatalf("owned status write: paused=%v replicas=%d annotations=%v rv=%s", got.Spec.Paused, got.Status.Replicas, got.Annotations, got.ResourceVersion)
 	}
@@ -188,10 +170,10 @@ func TestStoreConcurrency(t *testing.T) {
 	if err := s.updateDeploymentStatus(st); err != nil {
 		t.Fatal(err)
 	}
-	if before.d.Status.Replicas != 7 || s.st.deployments["default/web"].Status.Replicas != 8 {
+	if before.d.Status.Replicas != 7 || s.st.Deployments["default/web"].Status.Replicas != 8 {
 		t.Fatalf("captured status replicas %d after a status write (want 7, stored 8)", before.d.Status.Replicas)
 	}
-	got = s.st.deployments["default/web"]
+	got = s.st.Deployments["default/web"]
 	stale.Spec.Paused = true
 	if err := s.updateDeployment(stale); err == nil || !strings.Contains(err.Error(), "the object has been modified") {
 		t.Fatalf("stale write: err = %v, want a conflict", err)
@@ -201,7 +183,7 @@ func TestStoreConcurrency(t *testing.T) {
 	if err := s.updateDeployment(fresh); err != nil {
 		t.Fatal(err)
 	}
-	if g := s.st.deployments["default/web"]; g.Generation != 2 || g.Status.ObservedGeneration != 1 {
+	if g := s.st.Deployments["default/web"]; g.Generation != 2 || g.Status.ObservedGeneration != 1 {
 		t.Fatalf("spec write: generation %d observedGeneration %d, want 2 and 1", g.Generation, g.Status.ObservedGeneration)
 	}
 	if stored.Spec.Paused {
@@ -225,7 +207,7 @@ func TestReplicaSetController(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.runUntil(time.Minute)
-	got := s.st.replicaSet("default/web-1")
+	got := s.st.ReplicaSet("default/web-1")
 	if st := got.Status; st.Replicas != 3 || st.ReadyReplicas != 3 || st.AvailableReplicas != 3 || st.ObservedGeneration != 1 {
 		t.Fatalf("status after a minute: %+v", st)
 	}
@@ -238,7 +220,7 @@ func TestReplicaSetController(t *testing.T) {
 	}
 	s.runUntil(2 * time.Minute)
 	var notReady string
-	for _, p := range s.st.rsState["default/web-1"].pods {
+	for _, p := range s.st.ReplicaSets["default/web-1"].pods {
 		if !p.ready {
 			notReady = p.Name
 		}
@@ -246,16 +228,16 @@ func TestReplicaSetController(t *testing.T) {
 	if notReady == "" {
 		t.Fatal("no not-ready pod")
 	}
-	back := s.st.replicaSet("default/web-1").DeepCopy()
+	back := s.st.ReplicaSet("default/web-1").DeepCopy()
 	back.Spec.Replicas = &three
 	if err := s.updateReplicaSet(back, false); err != nil {
 		t.Fatal(err)
 	}
 	s.runUntil(3 * time.Minute)
-	if _, still := s.st.pods[notReady]; still {
+	if _, still := s.st.Pods[notReady]; still {
 		t.Fatalf("scale-down kept the not-ready pod %s", notReady)
 	}
-	if st := s.st.replicaSet("default/web-1").Status; st.Replicas != 3 || st.AvailableReplicas != 3 {
+	if st := s.st.ReplicaSet("default/web-1").Status; st.Replicas != 3 || st.AvailableReplicas != 3 {
 		t.Fatalf("status after scale-down: %+v", st)
 	}
 }

@@ -312,9 +312,9 @@ func (s *Sim) loadState(st *State) error {
 			m.Namespace = metav1.NamespaceDefault
 		}
 		if m.UID == "" {
-			m.UID = s.st.nextUID()
+			m.UID = s.st.NextUID()
 		}
-		m.ResourceVersion = s.st.nextRV()
+		m.ResourceVersion = s.st.NextRV()
 		m.CreationTimestamp = clk.shift(m.CreationTimestamp)
 		if m.DeletionTimestamp != nil {
 			t := clk.shift(*m.DeletionTimestamp)
@@ -336,13 +336,13 @@ func (s *Sim) loadState(st *State) error {
 	for _, cm := range st.ConfigMaps {
 		cm = cm.DeepCopy()
 		meta(&cm.ObjectMeta)
-		s.st.configMaps[objKey(cm.Namespace, cm.Name)] = cm
+		s.st.ConfigMaps[objKey(cm.Namespace, cm.Name)] = cm
 		s.observeRestart(cm)
 	}
 	for _, sec := range st.Secrets {
 		sec = storedSecret(sec)
 		meta(&sec.ObjectMeta)
-		s.st.secrets[objKey(sec.Namespace, sec.Name)] = sec
+		s.st.Secrets[objKey(sec.Namespace, sec.Name)] = sec
 		s.observeRestart(sec)
 	}
 	for _, d := range st.Deployments {
@@ -356,8 +356,8 @@ func (s *Sim) loadState(st *State) error {
 		}
 		key := objKey(d.Namespace, d.Name)
 		s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
-		s.st.deployments[key] = d
-		s.st.depKeys = addKey(s.st.depKeys, key)
+		s.st.Deployments[key] = d
+		s.st.AddDeploymentKey(key)
 		s.seedCache(key, d, nil)
 		s.notify(queueKey{ctrlDeployment, key}) // also with an informer delay: the first list
 		s.met.touch(key)
@@ -377,11 +377,11 @@ func (s *Sim) loadState(st *State) error {
 			c := &rs.Status.Conditions[i]
 			c.LastTransitionTime = clk.shift(c.LastTransitionTime)
 		}
-		key := s.st.key(rs.Namespace, rs.Name)
+		key := s.st.Key(rs.Namespace, rs.Name)
 		rst := &rsState{key: key, rs: rs, uid: rs.UID, item: s.wq.Item(queueKey{ctrlReplicaSet, key})}
 		rst.item.X.rsState = rst
-		s.st.indexRS(rs.Namespace, rst)
-		s.st.rsState[key] = rst
+		s.st.Index(rs.Namespace, rst)
+		s.st.ReplicaSets[key] = rst
 		s.syncRSState(rst, rs)
 		s.seedCache(key, nil, rs)
 		s.rsChanged(nil, rs)
@@ -406,7 +406,7 @@ func (s *Sim) loadState(st *State) error {
 		if ref != nil && ref.Kind == "ReplicaSet" {
 			rst = byUID[ref.UID]
 			if rst == nil && ref.UID == "" {
-				rst = s.st.rsState[s.st.key(namespaceOf(pod.Namespace), ref.Name)]
+				rst = s.st.ReplicaSets[s.st.Key(namespaceOf(pod.Namespace), ref.Name)]
 			}
 		}
 		if rst == nil {
@@ -420,8 +420,8 @@ func (s *Sim) loadState(st *State) error {
 			readies[rst]++
 		}
 	}
-	for _, k := range s.st.depKeys {
-		d := s.st.deployments[k]
+	for _, k := range s.st.DeploymentKeys {
+		d := s.st.Deployments[k]
 		s.note("state: deployment %s (%s; revision %s, generation %d observed %d)", d.Name, describeTemplate(d),
 			orNone(d.Annotations["deployment.kubernetes.io/revision"]), d.Generation, d.Status.ObservedGeneration)
 	}
@@ -529,7 +529,7 @@ func (s *Sim) loadPod(pod *corev1.Pod, rst *rsState, uidNum uint64, clk stateClo
 			}
 		}
 	}
-	s.st.pods[p.Name] = p
+	s.st.Pods[p.Name] = p
 	rst.pods = append(rst.pods, p)
 	rst.meta = append(rst.meta, ranking.Pod{})
 	rst.hot = append(rst.hot, 0)

@@ -225,9 +225,9 @@ func TestStatePods(t *testing.T) {
 		return s
 	}
 	s := at(4 * time.Second)
-	a, b, c, o := s.st.pods[pods[0].Name], s.st.pods[pods[1].Name], s.st.pods[pods[2].Name], s.st.pods[old.Name]
-	if a == nil || b == nil || c == nil || o == nil || s.st.pods[orphan.Name] != nil {
-		t.Fatalf("loaded pods: %v", s.st.pods)
+	a, b, c, o := s.st.Pods[pods[0].Name], s.st.Pods[pods[1].Name], s.st.Pods[pods[2].Name], s.st.Pods[old.Name]
+	if a == nil || b == nil || c == nil || o == nil || s.st.Pods[orphan.Name] != nil {
+		t.Fatalf("loaded pods: %v", s.st.Pods)
 	}
 	if a.created != -20*time.Minute || !a.ready || a.available || a.readyAt != -5*time.Second {
 		t.Errorf("pod a at 4s: created %v ready %v (at %v) available %v; want created -20m, ready at -5s, not yet available", a.created, a.ready, a.readyAt, a.available)
@@ -253,9 +253,9 @@ func TestStatePods(t *testing.T) {
 	}
 
 	s = at(30 * time.Second)
-	a, b, c = s.st.pods[pods[0].Name], s.st.pods[pods[1].Name], s.st.pods[pods[2].Name]
-	if !a.available || !b.available || c.phase != corev1.PodPending || s.st.pods[old.Name] != nil {
-		t.Errorf("at 30s: a available %v, b available %v, c %s, terminating pod still there %v", a.available, b.available, c.phase, s.st.pods[old.Name] != nil)
+	a, b, c = s.st.Pods[pods[0].Name], s.st.Pods[pods[1].Name], s.st.Pods[pods[2].Name]
+	if !a.available || !b.available || c.phase != corev1.PodPending || s.st.Pods[old.Name] != nil {
+		t.Errorf("at 30s: a available %v, b available %v, c %s, terminating pod still there %v", a.available, b.available, c.phase, s.st.Pods[old.Name] != nil)
 	}
 }
 

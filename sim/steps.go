@@ -25,14 +25,14 @@ func (s *Sim) load() error {
 	}
 	for _, cm := range s.sc.configMaps {
 		cm = cm.DeepCopy()
-		cm.UID, cm.ResourceVersion, cm.CreationTimestamp = s.st.nextUID(), s.st.nextRV(), s.stamp()
-		s.st.configMaps[objKey(cm.Namespace, cm.Name)] = cm
+		cm.UID, cm.ResourceVersion, cm.CreationTimestamp = s.st.NextUID(), s.st.NextRV(), s.stamp()
+		s.st.ConfigMaps[objKey(cm.Namespace, cm.Name)] = cm
 		s.observeRestart(cm)
 	}
 	for _, sec := range s.sc.secrets {
 		sec = storedSecret(sec)
-		sec.UID, sec.ResourceVersion, sec.CreationTimestamp = s.st.nextUID(), s.st.nextRV(), s.stamp()
-		s.st.secrets[objKey(sec.Namespace, sec.Name)] = sec
+		sec.UID, sec.ResourceVersion, sec.CreationTimestamp = s.st.NextUID(), s.st.NextRV(), s.stamp()
+		s.st.Secrets[objKey(sec.Namespace, sec.Name)] = sec
 		s.observeRestart(sec)
 	}
 	for _, d := range s.sc.deployments {
@@ -90,18 +90,18 @@ func joinComma(xs []string) string {
 // target finds the Deployment a step acts on.
 func (s *Sim) target(st *Step) (*appsv1.Deployment, error) {
 	if st.Deployment != "" {
-		for _, k := range sortedKeys(s.st.deployments) {
-			if d := s.st.deployments[k]; d.Name == st.Deployment {
+		for _, k := range sortedKeys(s.st.Deployments) {
+			if d := s.st.Deployments[k]; d.Name == st.Deployment {
 				return d, nil
 			}
 		}
 		return nil, fmt.Errorf("deployment %q not found", st.Deployment)
 	}
-	keys := sortedKeys(s.st.deployments)
+	keys := sortedKeys(s.st.Deployments)
 	if len(keys) != 1 {
 		return nil, fmt.Errorf("the step must name its deployment (there are %d)", len(keys))
 	}
-	return s.st.deployments[keys[0]], nil
+	return s.st.Deployments[keys[0]], nil
 }
 
 // runStep executes step i.
@@ -274,7 +274,7 @@ func (s *Sim) applyDeployment(label string, manifest *appsv1.Deployment) error {
 		return fmt.Errorf("apply %s rejected by validation: %w", d.Name, err)
 	}
 	key := objKey(d.Namespace, d.Name)
-	old := s.st.deployments[key]
+	old := s.st.Deployments[key]
 	if old == nil {
 		s.note("%s: apply creates deployment %s (%s)", label, d.Name, describeTemplate(d))
 		return s.createDeployment(d)
@@ -298,15 +298,15 @@ func (s *Sim) applyDeployment(label string, manifest *appsv1.Deployment) error {
 
 func (s *Sim) editConfig(label string, e *EditConfig, secret bool) error {
 	if secret {
-		for _, k := range sortedKeys(s.st.secrets) {
-			if old := s.st.secrets[k]; old.Name == e.Name {
+		for _, k := range sortedKeys(s.st.Secrets) {
+			if old := s.st.Secrets[k]; old.Name == e.Name {
 				sec := old.DeepCopy()
 				sec.Data = map[string][]byte{}
 				for dk, v := range e.Data {
 					sec.Data[dk] = []byte(v)
 				}
-				sec.ResourceVersion = s.st.nextRV()
-				s.st.secrets[k] = sec
+				sec.ResourceVersion = s.st.NextRV()
+				s.st.Secrets[k] = sec
 				s.observeRestart(sec)
 				s.note("%s: edit secret %s (%d keys)", label, e.Name, len(e.Data))
 				return nil
@@ -314,12 +314,12 @@ func (s *Sim) editConfig(label string, e *EditConfig, secret bool) error {
 		}
 		return fmt.Errorf("secret %q not found", e.Name)
 	}
-	for _, k := range sortedKeys(s.st.configMaps) {
-		if old := s.st.configMaps[k]; old.Name == e.Name {
+	for _, k := range sortedKeys(s.st.ConfigMaps) {
+		if old := s.st.ConfigMaps[k]; old.Name == e.Name {
 			cm := old.DeepCopy()
 			cm.Data = maps.Clone(e.Data)
-			cm.ResourceVersion = s.st.nextRV()
-			s.st.configMaps[k] = cm
+			cm.ResourceVersion = s.st.NextRV()
+			s.st.ConfigMaps[k] = cm
 			s.observeRestart(cm)
 			s.note("%s: edit configmap %s (%d keys)", label, e.Name, len(e.Data))
 			return nil
@@ -334,11 +334,11 @@ func (s *Sim) applyConfigMap(label string, manifest *corev1.ConfigMap) error {
 	key := objKey(manifest.Namespace, manifest.Name)
 	cm := manifest.DeepCopy()
 	var old *metav1.ObjectMeta
-	if o := s.st.configMaps[key]; o != nil {
+	if o := s.st.ConfigMaps[key]; o != nil {
 		old = &o.ObjectMeta
 	}
 	verb := s.stampApplied(&cm.ObjectMeta, old)
-	s.st.configMaps[key] = cm
+	s.st.ConfigMaps[key] = cm
 	s.note("%s: apply %s configmap %s (%d keys)", label, verb, cm.Name, len(cm.Data)+len(cm.BinaryData))
 	s.observeRestart(cm)
 	return nil
@@ -353,9 +353,9 @@ func (s *Sim) stampApplied(m, old *metav1.ObjectMeta) string {
 		verb = "updates"
 		m.UID, m.CreationTimestamp = old.UID, old.CreationTimestamp
 	} else {
-		m.UID, m.CreationTimestamp = s.st.nextUID(), s.stamp()
+		m.UID, m.CreationTimestamp = s.st.NextUID(), s.stamp()
 	}
-	m.ResourceVersion = s.st.nextRV()
+	m.ResourceVersion = s.st.NextRV()
 	return verb
 }
 
@@ -366,11 +366,11 @@ func (s *Sim) applySecret(label string, manifest *corev1.Secret) error {
 	key := objKey(manifest.Namespace, manifest.Name)
 	sec := storedSecret(manifest)
 	var old *metav1.ObjectMeta
-	if o := s.st.secrets[key]; o != nil {
+	if o := s.st.Secrets[key]; o != nil {
 		old = &o.ObjectMeta
 	}
 	verb := s.stampApplied(&sec.ObjectMeta, old)
-	s.st.secrets[key] = sec
+	s.st.Secrets[key] = sec
 	s.note("%s: apply %s secret %s (%d keys)", label, verb, sec.Name, len(sec.Data))
 	s.observeRestart(sec)
 	return nil
@@ -395,9 +395,9 @@ func storedSecret(manifest *corev1.Secret) *corev1.Secret {
 // deleteConfig deletes the first ConfigMap (Secret) named name.
 func (s *Sim) deleteConfig(label, name string, secret bool) error {
 	if secret {
-		for _, k := range sortedKeys(s.st.secrets) {
-			if old := s.st.secrets[k]; old.Name == name {
-				delete(s.st.secrets, k)
+		for _, k := range sortedKeys(s.st.Secrets) {
+			if old := s.st.Secrets[k]; old.Name == name {
+				delete(s.st.Secrets, k)
 				s.note("%s: delete secret %s", label, name)
 				s.forgetRestart(old)
 				return nil
@@ -405,9 +405,9 @@ func (s *Sim) deleteConfig(label, name string, secret bool) error {
 		}
 		return fmt.Errorf("secret %q not found", name)
 	}
-	for _, k := range sortedKeys(s.st.configMaps) {
-		if old := s.st.configMaps[k]; old.Name == name {
-			delete(s.st.configMaps, k)
+	for _, k := range sortedKeys(s.st.ConfigMaps) {
+		if old := s.st.ConfigMaps[k]; old.Name == name {
+			delete(s.st.ConfigMaps, k)
 			s.note("%s: delete configmap %s", label, name)
 			s.forgetRestart(old)
 			return nil
@@ -419,7 +419,7 @@ func (s *Sim) deleteConfig(label, name string, secret bool) error {
 // killPods deletes pods of the target Deployment, newest ReplicaSet or old
 // ones or a named one, choosing pods in name order.
 func (s *Sim) killPods(label string, d *appsv1.Deployment, k *KillPods) error {
-	rss := s.st.ownedReplicaSets(d)
+	rss := s.st.OwnedReplicaSets(d)
 	var pick []*podState
 	var candidates []*appsv1.ReplicaSet
 	switch k.RS {
@@ -444,13 +444,13 @@ func (s *Sim) killPods(label string, d *appsv1.Deployment, k *KillPods) error {
 		}
 	}
 	for _, rs := range candidates {
-		for _, p := range s.st.rsState[objKey(rs.Namespace, rs.Name)].pods {
+		for _, p := range s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)].pods {
 			if !p.Terminating {
 				pick = append(pick, p)
 			}
 		}
 	}
-	slices.SortFunc(pick, func(a, b *podState) int { return compareStrings(a.Name, b.Name) })
+	slices.SortFunc(pick, func(a, b *podState) int { return strings.Compare(a.Name, b.Name) })
 	if len(pick) > k.Count {
 		pick = pick[:k.Count]
 	}
@@ -474,7 +474,7 @@ func (s *Sim) killPods(label string, d *appsv1.Deployment, k *KillPods) error {
 // annotations replaced as kubectl's patch does). It returns the Deployment to
 // write (nil when kubectl skips the rollback) and the note for the trace.
 func (s *Sim) undo(d *appsv1.Deployment, toRevision int64) (*appsv1.Deployment, string, error) {
-	rb, err := revision.RollbackTarget(d, s.st.replicaSetsIn(d.Namespace), toRevision)
+	rb, err := revision.RollbackTarget(d, s.st.ReplicaSetsIn(d.Namespace), toRevision)
 	if err != nil {
 		return nil, "", err
 	}

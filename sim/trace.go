@@ -157,8 +157,8 @@ type ReplicaSetRow struct {
 // fillState records the state of every Deployment into f.
 func (s *Sim) fillState(f *Frame) {
 	f.Deployments = f.Deployments[:0]
-	for _, k := range sortedKeys(s.st.deployments) {
-		d := s.st.deployments[k]
+	for _, k := range sortedKeys(s.st.Deployments) {
+		d := s.st.Deployments[k]
 		row := DeploymentRow{
 			Name: d.Name, Generation: d.Generation, ObservedGeneration: d.Status.ObservedGeneration,
 			Revision: d.Annotations["deployment.kubernetes.io/revision"], Paused: d.Spec.Paused,
@@ -176,8 +176,8 @@ func (s *Sim) fillState(f *Frame) {
 				LastUpdate: c.LastUpdateTime.Sub(Epoch), LastTransition: c.LastTransitionTime.Sub(Epoch),
 			})
 		}
-		for _, rs := range s.st.ownedReplicaSets(d) {
-			st := s.st.rsState[objKey(rs.Namespace, rs.Name)]
+		for _, rs := range s.st.OwnedReplicaSets(d) {
+			st := s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]
 			r := ReplicaSetRow{
 				Name: rs.Name, Revision: rs.Annotations["deployment.kubernetes.io/revision"],
 				Desired: rsReplicas(rs), Current: rs.Status.Replicas, Ready: rs.Status.ReadyReplicas,
@@ -435,7 +435,7 @@ func (m *metrics) refresh(s *Sim) {
 			m.nBelow -= int(b2i(cur.below))
 			m.nIncomplete -= int(b2i(cur.incomplete))
 		}
-		d := s.st.deployments[k]
+		d := s.st.Deployments[k]
 		if d == nil {
 			delete(m.deps, k)
 			continue
@@ -445,7 +445,7 @@ func (m *metrics) refresh(s *Sim) {
 			m.deps[k] = cur
 		}
 		var a int32
-		for _, st := range s.st.rsByNS[d.Namespace] {
+		for _, st := range s.st.ByNamespace[d.Namespace] {
 			if st.owner == string(d.UID) {
 				a += st.rs.Status.AvailableReplicas
 			}
@@ -468,7 +468,7 @@ func (m *metrics) step(s *Sim) {
 	m.start = s.now
 	m.lastAt = s.now
 	m.scaling = 0
-	m.peak = len(s.st.pods)
+	m.peak = len(s.st.Pods)
 	m.minAvail = -1
 	m.below = 0
 }
@@ -493,7 +493,7 @@ func (m *metrics) observe(s *Sim) {
 		m.below += s.now - m.lastAt
 	}
 	m.lastAt = s.now
-	m.peak = max(m.peak, len(s.st.pods))
+	m.peak = max(m.peak, len(s.st.Pods))
 	m.refresh(s)
 	below, complete, avail := m.nBelow > 0, m.nIncomplete == 0, m.total
 	if m.minAvail < 0 || avail < m.minAvail {
