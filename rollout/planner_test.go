@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -54,11 +55,34 @@ func TestPropertyPlannerMemo(t *testing.T) {
 		var pl Planner
 		pl.Options = Options{Quiet: rapid.Bool().Draw(t, "quiet")}
 		s := genSnapshot(t)
-		for i := range 3 {
+		for i := range 4 {
 			if i == 2 {
 				for _, rs := range s.ReplicaSets {
 					rs.Status.AvailableReplicas = rapid.Int32Range(0, rs.Status.Replicas).Draw(t, "available")
 				}
+			}
+			if i == 3 && len(s.ReplicaSets) > 0 {
+				// A write replaces a ReplicaSet (same Deployment object):
+				// its spec, generation or annotations change, as a scale,
+				// an update or a revision bump would.
+				k := rapid.IntRange(0, len(s.ReplicaSets)-1).Draw(t, "replaced")
+				c := s.ReplicaSets[k].DeepCopy()
+				if rapid.Bool().Draw(t, "in place") {
+					// or the stored object is written in place, its
+					// generation bumped (the simulator's scale)
+					c = s.ReplicaSets[k]
+				}
+				switch rapid.IntRange(0, 2).Draw(t, "change") {
+				case 0:
+					c.Spec.Replicas = new(rapid.Int32Range(0, 10).Draw(t, "replicas"))
+					c.Generation++
+				case 1: // a new annotations map (maps are replaced, not edited)
+					c.Annotations = map[string]string{"deployment.kubernetes.io/revision": rapid.SampledFrom([]string{"1", "7", "99"}).Draw(t, "revision")}
+				case 2:
+					c.Spec.Template.Spec.Containers[0].Image = "other:1"
+					c.Generation++
+				}
+				s.ReplicaSets = append(slices.Clone(s.ReplicaSets[:k]), append([]*appsv1.ReplicaSet{c}, s.ReplicaSets[k+1:]...)...)
 			}
 			want, wantErr := PlanWith(deepCopySnapshot(s), pl.Options)
 			got, err := pl.Plan(s)

@@ -136,6 +136,9 @@ func runCase(u *upstream, w world, fixpoint bool, maxSteps int) (string, error) 
 		// applied follows the plans through rollout.Apply, the project's
 		// own model of the API server's write rules.
 		applied := rollout.Snapshot{Deployment: srvP.deployments()[0], ReplicaSets: srvP.replicaSets(), Pods: srvP.pods()}
+		// pl plans the same syncs with the memory a controller keeps
+		// between them (rollout.Planner): it must plan as rollout.Plan.
+		var pl rollout.Planner
 		for i := range maxSteps {
 			mismatch, err := syncBoth(u, srvU, srvP)
 			if err == errAmbiguous {
@@ -153,6 +156,13 @@ func runCase(u *upstream, w world, fixpoint bool, maxSteps int) (string, error) 
 			res, err := rollout.Plan(applied)
 			if err != nil {
 				return "", err
+			}
+			memo, err := pl.Plan(applied)
+			if err != nil {
+				return "", err
+			}
+			if diff := cmp.Diff(res, memo); diff != "" {
+				return fmt.Sprintf("sync %d: rollout.Planner differs from rollout.Plan (-Plan +Planner):\n%s", i+1, diff), nil
 			}
 			applied, _ = rollout.Apply(applied, res)
 			applied.Pods = srvP.pods()
