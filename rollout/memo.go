@@ -10,18 +10,19 @@ import (
 
 // A Planner remembers, per Deployment, what its spec gives (validation,
 // selector, parameters, fenceposts: valid for the same object and
-// generation), and what the look-up of the new ReplicaSet found at the
-// last plan: the claimed ReplicaSets in creation order, which of them
-// matches the pod template, whether the new one's revision annotations
-// were in sync, and each one's desired-replicas annotation. The next plan of the same Deployment object reuses it when
-// nothing it was derived from can have changed: the same Deployment object
-// with the same generation and annotations map, and the same claimed
-// ReplicaSet objects, in the same order, with the same generations and
-// annotations maps. This is the API server's contract (a spec change bumps
-// the generation; metadata changes come as new objects or new maps), which
-// Planner callers keep (see [Planner]): nothing is compared by value, so a
-// sync whose inputs are unchanged skips the template comparisons, the sort
-// and the annotation parsing.
+// generation), and what the look-up of the new ReplicaSet found at the last
+// plan: the claimed ReplicaSets in creation order, which of them matches
+// the pod template, whether the new one's revision annotations were in
+// sync, and each one's desired-replicas annotation. The next plan of the
+// same Deployment object reuses it when nothing it was derived from can
+// have changed: the same Deployment object with the same generation and
+// annotations map, and the same claimed ReplicaSet objects, in the same
+// order, with the same generations and annotations maps. This is the API
+// server's contract (a spec change bumps the generation; metadata changes
+// come as new objects or new maps), which Planner callers keep (see
+// [Planner]): nothing is compared by value, so a sync whose inputs are
+// unchanged skips the template comparisons, the sort and the annotation
+// parsing.
 
 // maxMemos bounds the remembered Deployments; beyond it the memory is
 // dropped and rebuilt.

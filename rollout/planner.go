@@ -4,9 +4,10 @@ import appsv1 "k8s.io/api/apps/v1"
 
 // Planner plans syncs like [PlanWith] while reusing its memory from one
 // call to the next: the [Result], its Actions and Events lists, the
-// planner's scratch lists and its copies of the Deployment and the ReplicaSets it updates. A controller or simulator that plans
-// many syncs one after the other allocates less per sync with a Planner;
-// the decisions are exactly those of [PlanWith].
+// planner's scratch lists and its copies of the Deployment and the
+// ReplicaSets it updates. A controller or simulator that plans many syncs
+// one after the other allocates less per sync with a Planner; the decisions
+// are exactly those of [PlanWith].
 //
 // The zero value is ready to use. A Planner is not safe for concurrent use:
 // give each goroutine its own.
@@ -22,11 +23,12 @@ import appsv1 "k8s.io/api/apps/v1"
 // desired-replicas annotation), reused at the next plan of the same
 // Deployment object when the Deployment has the same generation and
 // annotations map and the claimed ReplicaSets are the same objects, in the
-// same order, with the same generations and annotations maps. Objects are compared by identity, never by value, so a Planner
-// takes its inputs as an API server's objects are: a changed spec comes
-// with a new generation or as a new object, and metadata maps are replaced,
-// never modified in place (status may be updated in place). It keeps the
-// last Deployment and ReplicaSet objects of up to 4,096 Deployments alive.
+// same order, with the same generations and annotations maps. Objects are
+// compared by identity, never by value, so a Planner takes its inputs as an
+// API server's objects are: a changed spec comes with a new generation or
+// as a new object, and metadata maps are replaced, never modified in place
+// (status may be updated in place). It keeps the last Deployment and
+// ReplicaSet objects of up to 4,096 Deployments alive.
 //
 // # Lifetime of the reused memory
 //

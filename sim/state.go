@@ -305,7 +305,7 @@ func (c stateClock) at(t metav1.Time) time.Duration {
 }
 
 // loadState stores the state (see State and Scenario.WithState).
-func (s *Sim) loadState(st *State) error {
+func (s *Sim) loadState(st *State) {
 	clk := stateClock{now: st.Now.Truncate(time.Second)}
 	meta := func(m *metav1.ObjectMeta) {
 		if m.Namespace == "" {
@@ -443,7 +443,6 @@ func (s *Sim) loadState(st *State) error {
 	if left > 0 {
 		s.note("state: %d pods left out (their controller is not a ReplicaSet of the state)", left)
 	}
-	return nil
 }
 
 func namespaceOf(ns string) string {

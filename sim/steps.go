@@ -19,9 +19,7 @@ import (
 // load creates the scenario's objects at time 0 and schedules its steps.
 func (s *Sim) load() error {
 	if s.sc.state != nil {
-		if err := s.loadState(s.sc.state); err != nil {
-			return err
-		}
+		s.loadState(s.sc.state)
 	}
 	for _, cm := range s.sc.configMaps {
 		cm = cm.DeepCopy()

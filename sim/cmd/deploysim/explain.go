@@ -94,7 +94,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch *format {
 	case "text":
 		fmt.Fprint(stdout, rep.Text())
-		if files[0] != "-" && len(rep.Deployments) > 0 && slices.ContainsFunc(rep.Deployments, func(d diagnose.Deployment) bool { return !d.Status.Complete }) {
+		if files[0] != "-" && slices.ContainsFunc(rep.Deployments, func(d diagnose.Deployment) bool { return !d.Status.Complete }) {
 			fmt.Fprintf(stdout, "\nwhat happens next: deploysim %s  (assumptions: -overlay FILE; apply a manifest now: -from %s NEW.yaml)\n", files[0], files[0])
 		}
 	case "json":
