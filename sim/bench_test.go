@@ -2,11 +2,12 @@ package sim
 
 import (
 	"fmt"
-	"github.com/deploymath/deploymath/rollout"
-	appsv1 "k8s.io/api/apps/v1"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deploymath/deploymath/rollout"
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // benchScenario builds a scenario with n Deployments of r replicas each,

@@ -32,6 +32,15 @@
 //   - sim/internal/ranking: the order in which the ReplicaSet controller
 //     deletes pods (upstream's ranking with logarithmic scale-down) over
 //     compact per-pod data, and the exact procedure that applies it.
+//   - sim/internal/cluster: the cluster around the Deployment controller,
+//     on the store, the work queue's items and the ranking: the records
+//     kept beside each stored ReplicaSet and pod (replicaset.go, pod.go),
+//     the ReplicaSet controller (replicaset.go), the scheduler
+//     (scheduler.go), the kubelets (kubelet.go), the nodes and their
+//     lifecycle, taint eviction and pod GC (node.go), quota admission
+//     (quota.go), the pods of a cluster's state (state.go). It acts when
+//     the engine asks (a ReplicaSet sync, a timer, a user's step) and
+//     tells the engine what follows through its Engine interface.
 //   - sim/snapshot: reads cluster state (kubectl get -o yaml|json, lists,
 //     manifests) into typed objects per Deployment.
 //   - sim/diagnose: explains each Deployment of a snapshot (deploysim
@@ -42,11 +51,11 @@
 //     state: its objects stored as they are, its pods' next moves);
 //     queue.go (the engine's events and work-queue keys); sim.go (the
 //     engine loop, the Deployment controller shell on rollout.Planner,
-//     the API-server writes); store.go (what the simulator keeps beside
-//     each stored ReplicaSet: its pods and counts);
-//     informer.go (the Deployment controller's informer delay); pods.go,
-//     unreachable.go (the cluster: ReplicaSet controller, scheduler,
-//     kubelet, nodes, failures); restart.go (the restart controller shell);
+//     the API-server writes); store.go (the store's rules of in-place
+//     writes); engine.go (what the cluster model asks of the engine, and
+//     the ReplicaSet controller's work-queue shell); informer.go (the
+//     Deployment controller's informer delay); restart.go (the restart
+//     controller shell);
 //     trace.go, explain.go, stop.go, events.go, writelog.go, svg.go (what a
 //     run shows); invariants.go (the checks).
 //   - sim/sweep: runs a scenario over seeds and strategy combinations, in

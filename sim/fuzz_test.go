@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/fencepost"
+	"github.com/deploymath/deploymath/sim/internal/cluster"
 	"github.com/deploymath/deploymath/sim/snapshot"
 )
 
@@ -87,7 +88,7 @@ status: {phase: Running, conditions: [{type: Ready, status: "True", lastTransiti
 			}
 		}
 		for _, rs := range snap.ReplicaSets {
-			size += int(rsReplicas(rs))
+			size += int(cluster.Replicas(rs))
 		}
 		if size > 200 {
 			return

@@ -107,7 +107,7 @@ func (s *Sim) quietForController() bool {
 // ReplicaSets of its namespace the Deployment controller sees: the
 // store's, or with a delay the cache's (ReplicaSets by name).
 func (s *Sim) controllerView(it *wqItem) (*appsv1.Deployment, []*appsv1.ReplicaSet) {
-	key := it.Key.name
+	key := it.Key.Name
 	if !s.delayed() {
 		d := s.st.Deployments[key]
 		if d == nil {

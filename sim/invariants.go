@@ -11,6 +11,7 @@ import (
 	"github.com/deploymath/deploymath/restart"
 	"github.com/deploymath/deploymath/revision"
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/cluster"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -144,7 +145,7 @@ func (c *checker) capture(namespace, name string) *checkState {
 	dc.Status.Conditions = slices.Clone(d.Status.Conditions) // edited in place too
 	cs := &checkState{d: &dc, rss: c.s.st.OwnedReplicaSets(d), act: map[string]int32{}}
 	for _, rs := range cs.rss {
-		cs.act[rs.Name] = c.s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)].active
+		cs.act[rs.Name] = c.s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)].Active
 	}
 	return cs
 }
@@ -152,7 +153,7 @@ func (c *checker) capture(namespace, name string) *checkState {
 func sumSpec(rss []*appsv1.ReplicaSet) int32 {
 	var n int32
 	for _, rs := range rss {
-		n += rsReplicas(rs)
+		n += cluster.Replicas(rs)
 	}
 	return n
 }
@@ -160,7 +161,7 @@ func sumSpec(rss []*appsv1.ReplicaSet) int32 {
 func availableWithin(rss []*appsv1.ReplicaSet) int32 {
 	var n int32
 	for _, rs := range rss {
-		n += min(rsReplicas(rs), rs.Status.AvailableReplicas)
+		n += min(cluster.Replicas(rs), rs.Status.AvailableReplicas)
 	}
 	return n
 }
@@ -193,7 +194,7 @@ func (c *checker) afterAction(before *checkState, a rollout.Action, after *check
 			if rs.Name == a.ReplicaSet.Name && rs.Annotations["deployment.kubernetes.io/desired-replicas"] != fmt.Sprint(replicas(d)) {
 				return // a scaling event: the user asked for fewer pods
 			}
-			if rs.Status.AvailableReplicas > rsReplicas(rs) {
+			if rs.Status.AvailableReplicas > cluster.Replicas(rs) {
 				// A ReplicaSet just scaled down still reports the available
 				// pods it is deleting, and upstream counts them: the bound
 				// holds only once statuses have caught up (scenario
@@ -313,7 +314,7 @@ func (c *checker) instant() {
 		if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && c.recreateClean[key] {
 			withPods := 0
 			for _, rs := range rss {
-				if s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)].active > 0 {
+				if s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)].Active > 0 {
 					withPods++
 				}
 			}
@@ -321,8 +322,8 @@ func (c *checker) instant() {
 				c.fail(InvRecreate, "%s: %d replica sets have pods at once", d.Name, withPods)
 			}
 		}
-		settled := !s.wq.IsDirty(queueKey{ctrlDeployment, key})
-		if s.wq.IsWaiting(queueKey{ctrlDeployment, key}) && s.sc.Cluster.ControllerLatency > 0 {
+		settled := !s.wq.IsDirty(queueKey{Ctrl: ctrlDeployment, Name: key})
+		if s.wq.IsWaiting(queueKey{Ctrl: ctrlDeployment, Name: key}) && s.sc.Cluster.ControllerLatency > 0 {
 			settled = false
 		}
 		if settled {
@@ -361,7 +362,7 @@ func (c *checker) history(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) {
 			continue
 		}
 		if st := s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]; st != nil {
-			oldPods += len(st.pods)
+			oldPods += len(st.Pods)
 		}
 		if rs.DeletionTimestamp == nil {
 			old = append(old, rs)
@@ -380,7 +381,7 @@ func (c *checker) history(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) {
 		return
 	}
 	for _, rs := range revision.ByRevision(old)[:diff] {
-		if rsReplicas(rs) == 0 && rs.Status.Replicas == 0 && rs.Generation <= rs.Status.ObservedGeneration {
+		if cluster.Replicas(rs) == 0 && rs.Status.Replicas == 0 && rs.Generation <= rs.Status.ObservedGeneration {
 			why := "complete"
 			if paused {
 				why = "paused"
@@ -398,16 +399,16 @@ func (s *Sim) stuck() []Violation {
 	for _, key := range sortedKeys(s.st.Deployments) {
 		d := s.st.Deployments[key]
 		want := replicas(d)
-		if s.wq.IsDirty(queueKey{ctrlDeployment, key}) {
+		if s.wq.IsDirty(queueKey{Ctrl: ctrlDeployment, Name: key}) {
 			continue // a sync is queued
 		}
 		var available, size int32
 		inFlight := false
 		for _, rs := range s.st.OwnedReplicaSets(d) {
 			st := s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]
-			size += rsReplicas(rs)
-			available += st.available
-			if rsReplicas(rs) != st.active || st.active != st.available || st.terminating > 0 {
+			size += cluster.Replicas(rs)
+			available += st.Available
+			if cluster.Replicas(rs) != st.Active || st.Active != st.Available || st.Terminating > 0 {
 				inFlight = true
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/cluster"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -157,33 +158,33 @@ func (s *Sim) doNewStep(st *Step, label string) (handled bool, err error) {
 	switch {
 	case st.UnreachableNode != "":
 		n := s.node(st.UnreachableNode)
-		if n.deleted || n.down {
+		if n.Deleted || n.Down {
 			return true, fmt.Errorf("node %s is deleted or failed", n.Name)
 		}
 		s.note("%s: node %s stops reporting (unreachable)", label, n.Name)
-		s.unreachNode(n)
+		s.c.UnreachNode(n)
 		if s.checks != nil {
 			s.checks.fault()
 		}
 		return true, nil
 	case st.DeleteNode != "":
 		n := s.node(st.DeleteNode)
-		if n.deleted {
+		if n.Deleted {
 			return true, fmt.Errorf("node %s is already deleted", n.Name)
 		}
 		s.note("%s: delete node %s", label, n.Name)
-		s.deleteNode(n)
+		s.c.DeleteNode(n)
 		if s.checks != nil {
 			s.checks.fault()
 		}
 		return true, nil
-	case st.RecoverNode != "" && s.node(st.RecoverNode).unreachable:
+	case st.RecoverNode != "" && s.node(st.RecoverNode).Unreachable:
 		n := s.node(st.RecoverNode)
-		if n.deleted {
+		if n.Deleted {
 			return true, fmt.Errorf("node %s is deleted", n.Name)
 		}
 		s.note("%s: node %s reports again", label, n.Name)
-		s.reconnectNode(n)
+		s.c.ReconnectNode(n)
 		return true, nil
 	case st.Pod != nil:
 		return true, s.podStep(st, label)
@@ -236,15 +237,15 @@ func (s *Sim) podStep(st *Step, label string) error {
 		return fatal("rs", st.podLines.rs, "deployment %s has no %s replica set at %s (its replica sets: %s)", d.Name, strconv.Quote(ps.RS), offset(s.now), joinComma(names))
 	}
 	sel := labels.SelectorFromSet(ps.Selector)
-	var pods []*podState
+	var pods []*cluster.Pod
 	for _, rs := range rss {
-		for _, p := range s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)].pods {
+		for _, p := range s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)].Pods {
 			if !p.Terminating && sel.Matches(labels.Set(p.Labels)) {
 				pods = append(pods, p)
 			}
 		}
 	}
-	slices.SortFunc(pods, func(a, b *podState) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(pods, func(a, b *cluster.Pod) int { return strings.Compare(a.Name, b.Name) })
 	if ps.Index >= len(pods) {
 		what := "pods"
 		if ps.RS != "" {
@@ -263,108 +264,29 @@ func (s *Sim) podStep(st *Step, label string) error {
 	switch {
 	case ps.Delete:
 		s.note("%s: delete pod %s", label, p.Name)
-		s.deletePod(p, "deleted")
+		s.c.DeletePod(p)
 	case ps.Unreachable:
-		if p.node == nil {
+		if p.Node == nil {
 			return fmt.Errorf("pod %s is not scheduled: it has no node to make unreachable", p.Name)
 		}
-		if p.node.unreachable || p.node.down {
-			return fmt.Errorf("node %s of pod %s is already unreachable or failed", p.node.Name, p.Name)
+		if p.Node.Unreachable || p.Node.Down {
+			return fmt.Errorf("node %s of pod %s is already unreachable or failed", p.Node.Name, p.Name)
 		}
-		s.note("%s: node %s of pod %s stops reporting (unreachable)", label, p.node.Name, p.Name)
-		s.unreachNode(p.node)
+		s.note("%s: node %s of pod %s stops reporting (unreachable)", label, p.Node.Name, p.Name)
+		s.c.UnreachNode(p.Node)
 	case ps.Ready != nil:
-		if err := s.setPodReady(p, *ps.Ready); err != nil {
+		if err := s.c.SetPodReady(p, *ps.Ready); err != nil {
 			return err
 		}
 		s.note("%s: pod %s readiness probe %s", label, p.Name, map[bool]string{true: "passes", false: "fails"}[*ps.Ready])
 	default:
-		if err := s.setPodPhase(p, corev1.PodPhase(ps.Phase)); err != nil {
+		if err := s.c.SetPodPhase(p, corev1.PodPhase(ps.Phase)); err != nil {
 			return err
 		}
 		s.note("%s: pod %s phase %s", label, p.Name, ps.Phase)
 	}
 	if s.checks != nil {
 		s.checks.fault()
-	}
-	return nil
-}
-
-// setPodReady makes p's readiness probe pass or fail from now on.
-func (s *Sim) setPodReady(p *podState, ready bool) error {
-	if p.terminal() {
-		return fmt.Errorf("pod %s is %s: its containers exited", p.Name, p.phase)
-	}
-	before := p.flags()
-	reporting := p.node != nil && !p.node.unreachable
-	if !ready {
-		p.mode = modeNeverReady
-		p.ready, p.available = false, false
-		s.account(p, before) // drops the pod's timers
-		if reporting && p.phase == corev1.PodPending {
-			s.podTimer(p, evPodRunning, s.draw(s.sc.Cluster.Startup))
-		}
-		return nil
-	}
-	p.mode = modeHealthy
-	s.account(p, before) // drops a crash-loop's timers
-	switch {
-	case !reporting:
-		// scheduled later, or reported when the node is back
-	case p.phase == corev1.PodRunning && !p.ready:
-		before = p.flags()
-		p.ready, p.readyAt = true, s.now
-		p.available = p.rs == nil || p.rs.minReady == 0
-		s.account(p, before)
-		if !p.available {
-			s.podTimer(p, evPodAvailable, p.rs.minReady)
-		}
-	case p.phase == corev1.PodRunning && !p.available:
-		s.podTimer(p, evPodAvailable, max(0, p.readyAt+p.rs.minReady-s.now))
-	case p.phase == corev1.PodPending && p.node != nil:
-		s.podTimer(p, evPodRunning, s.draw(s.sc.Cluster.Startup))
-	}
-	return nil
-}
-
-// setPodPhase sets p's phase as its kubelet would report it. Pending and
-// Unknown stay until a later step; Running carries on as the pod's
-// failure mode says; Succeeded and Failed are final.
-func (s *Sim) setPodPhase(p *podState, phase corev1.PodPhase) error {
-	if p.terminal() {
-		return fmt.Errorf("pod %s is %s: a terminal phase is final", p.Name, p.phase)
-	}
-	if p.phase == phase {
-		return nil
-	}
-	if p.node == nil && phase != corev1.PodPending {
-		return fmt.Errorf("pod %s is not scheduled: only the phase Pending fits it", p.Name)
-	}
-	before := p.flags()
-	p.phase = phase
-	switch phase {
-	case corev1.PodRunning:
-		p.ready, p.available = false, false
-		s.account(p, before)
-		if p.node == nil || p.node.unreachable {
-			return nil
-		}
-		switch p.mode {
-		case modeHealthy:
-			s.podTimer(p, evPodReady, s.draw(s.sc.Cluster.Readiness))
-		case modeCrashLoop:
-			s.podTimer(p, evPodCrash, crashAfter)
-		}
-	case corev1.PodSucceeded, corev1.PodFailed:
-		p.ready, p.available = false, false
-		if p.node != nil {
-			p.node.used-- // the scheduler ignores terminated pods
-		}
-		s.account(p, before)
-		s.retrySchedule()
-	default: // Pending, Unknown
-		p.ready, p.available = false, false
-		s.account(p, before)
 	}
 	return nil
 }
@@ -384,7 +306,7 @@ func (s *Sim) armStep(i int) {
 	s.armedSteps = append(s.armedSteps, armed{idx: i, start: v})
 	s.note("step %d: waits until %s", i+1, describeWhen(st.When))
 	if t := st.When.Timeout; t > 0 {
-		s.q.push(event{at: s.now + time.Duration(t), kind: evStepTimeout, idx: i})
+		s.q.push(event{at: s.now + time.Duration(t), kind: evStepTimeout, idx: int32(i)})
 	}
 	s.checkArmed()
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/cluster"
 	"github.com/deploymath/deploymath/sim/internal/yamlline"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -201,7 +202,7 @@ type FailureRule struct {
 	// Probability is the chance a matching pod fails (default 1).
 	Probability *float64 `json:"probability,omitempty"`
 
-	mode failureMode
+	mode cluster.FailureMode
 }
 
 func (r *FailureRule) matches(t *corev1.PodTemplateSpec) bool {
@@ -621,11 +622,11 @@ func (sc *Scenario) validate(src []byte) error {
 		p := fmt.Sprintf("cluster.failures[%d]", i)
 		switch r.Mode {
 		case "crashloop":
-			r.mode = modeCrashLoop
+			r.mode = cluster.ModeCrashLoop
 		case "never-ready":
-			r.mode = modeNeverReady
+			r.mode = cluster.ModeNeverReady
 		case "image-pull-error":
-			r.mode = modePullError
+			r.mode = cluster.ModePullError
 		default:
 			return withLine(src, fmt.Errorf("field %q: unknown mode %q (want crashloop, never-ready or image-pull-error)", p+".mode", r.Mode))
 		}

@@ -9,8 +9,8 @@ import (
 	"github.com/deploymath/deploymath/internal/apirules"
 	"github.com/deploymath/deploymath/rollout"
 	"github.com/deploymath/deploymath/sim/internal/apiserver"
+	"github.com/deploymath/deploymath/sim/internal/cluster"
 	"github.com/deploymath/deploymath/sim/internal/correlator"
-	"github.com/deploymath/deploymath/sim/internal/ranking"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -111,16 +111,12 @@ type Sim struct {
 	now   time.Duration
 	until time.Duration
 
-	q     eventQueue
-	wq    workQueue
-	st    *store
-	nodes []*nodeState
-	next  int // round-robin cursor of the scheduler
-	// unscheduled pods waiting for capacity, in creation order
-	unscheduled []*podState
-	colo        map[string][]int32 // by owner: active pods per node slot (co-location rank)
-	picker      ranking.Picker     // the deletion ranking, with its buffers
-	podFree     []podState         // the rest of the current chunk of pods (see newPod)
+	q  eventQueue
+	wq workQueue
+	st *store
+	// c is the cluster around the Deployment controller: the ReplicaSet
+	// controller, scheduler, kubelets, nodes (package cluster).
+	c *cluster.Cluster
 
 	stopWhenConverged bool
 	lastStepAt        time.Duration
@@ -159,10 +155,6 @@ type Sim struct {
 	maxSpecReplicas int32
 	// pl plans every sync, reusing its memory (see rollout.Planner).
 	pl rollout.Planner
-	// quotas are the pod quotas of the state's ResourceQuotas by
-	// namespace, nsPods the pods they count (nil without any).
-	quotas map[string][]podQuota
-	nsPods map[string]int64
 	// syncItem is the work-queue item of the Deployment being synced
 	// (during syncDeployment), syncDep the stored Deployment it read
 	// (nil with an informer delay, or once a write replaced it).
@@ -203,23 +195,23 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 		until:     until,
 		wq:        newWorkQueue(),
 		st:        newStore(),
-		colo:      map[string][]int32{},
 	}
 	s.trace.fullStops = o.FullStops
 	s.q.q.OnInstant = s.q.touchInstant
 	hint := podsHint(sc)
-	s.st.Pods = make(map[string]*podState, hint)
+	s.st.Pods = make(map[string]*cluster.Pod, hint)
 	// room for a start-up timer per replica, all queued at once when the
 	// Deployments are created
 	s.q.q.Grow(hint / 2)
-	for i, n := range sc.Cluster.Nodes {
-		s.nodes = append(s.nodes, &nodeState{Name: n.Name, Capacity: n.Capacity, slot: int32(i + 1)})
+	s.c = cluster.New(clusterConfig(sc, o), (*engine)(s), s.rng, s.st)
+	for _, n := range sc.Cluster.Nodes {
+		s.c.AddNode(n.Name, n.Capacity, true)
 	}
 	if sc.state != nil {
 		s.stateNodes(sc.state)
 	}
-	if len(s.nodes) == 0 {
-		s.nodes = append(s.nodes, &nodeState{Name: "node-1", Capacity: 1 << 30, slot: 1})
+	if len(s.c.Nodes) == 0 {
+		s.c.AddNode("node-1", 1<<30, true)
 	}
 	if o.Check {
 		s.checks = newChecker(s)
@@ -325,6 +317,7 @@ func (s *Sim) Run() (*Result, error) {
 	if !s.done {
 		s.endInstant()
 	}
+	s.stats.ReplicaSetSyncs, s.stats.PodsCreated = s.c.Stats.ReplicaSetSyncs, s.c.Stats.PodsCreated
 	res := &Result{Scenario: s.sc.Name, Seed: s.seed, Trace: s.trace, Stats: s.stats, Missed: s.missed}
 	res.Summary = s.met.summary(s)
 	res.Outcomes = s.outcomes()
@@ -343,12 +336,12 @@ func (s *Sim) handle(e event) {
 	switch e.kind {
 	case evStep:
 		if s.sc.Steps[e.idx].When != nil {
-			s.armStep(e.idx)
+			s.armStep(int(e.idx))
 		} else {
-			s.runStep(e.idx)
+			s.runStep(int(e.idx))
 		}
 	case evStepTimeout:
-		s.stepTimedOut(e.idx)
+		s.stepTimedOut(int(e.idx))
 	case evProcess:
 		it := e.item
 		syncs, ok := s.wq.Take(it, s.instant)
@@ -356,15 +349,17 @@ func (s *Sim) handle(e event) {
 			return
 		}
 		if limit := s.syncLimit(); syncs > limit {
-			s.failed = fmt.Errorf("t=%s: %s keeps syncing without settling (more than %d syncs at one instant)", s.now, it.Key.name, limit)
+			s.failed = fmt.Errorf("t=%s: %s keeps syncing without settling (more than %d syncs at one instant)", s.now, it.Key.Name, limit)
 			return
 		}
-		switch it.Key.ctrl {
+		switch it.Key.Ctrl {
 		case ctrlDeployment:
 			s.syncDeployment(it)
 		case ctrlReplicaSet:
 			s.syncReplicaSet(it)
 		}
+	case evCluster:
+		s.c.Fire(e.t)
 	case evInform:
 		s.deliver()
 	case evRestartTick:
@@ -373,8 +368,6 @@ func (s *Sim) handle(e event) {
 		if s.wq.Due(e.item, e.at) {
 			s.addItem(e.item)
 		}
-	default:
-		s.handlePod(e)
 	}
 }
 
@@ -409,11 +402,11 @@ func (s *Sim) notify(k queueKey) {
 
 func (s *Sim) notifyDeployment(key string) {
 	if key != "" && !s.quietForController() {
-		s.notify(queueKey{ctrlDeployment, key})
+		s.notify(queueKey{Ctrl: ctrlDeployment, Name: key})
 	}
 }
 
-func (s *Sim) notifyRS(key string) { s.notify(queueKey{ctrlReplicaSet, key}) }
+func (s *Sim) notifyRS(key string) { s.notify(queueKey{Ctrl: ctrlReplicaSet, Name: key}) }
 
 // notifyItem is notify for a key whose work-queue item is at hand.
 func (s *Sim) notifyItem(it *wqItem) {
@@ -513,7 +506,7 @@ func (s *Sim) converged() bool {
 		}
 	}
 	for _, st := range s.st.ReplicaSets {
-		if st.terminating > 0 || int32(len(st.pods)) != st.active+st.terminal {
+		if st.Terminating > 0 || int32(len(st.Pods)) != st.Active+st.Terminal {
 			return false
 		}
 	}
@@ -533,13 +526,6 @@ func replicas(d *appsv1.Deployment) int32 {
 		return 1
 	}
 	return *d.Spec.Replicas
-}
-
-func rsReplicas(rs *appsv1.ReplicaSet) int32 {
-	if rs.Spec.Replicas == nil {
-		return 1
-	}
-	return *rs.Spec.Replicas
 }
 
 // ---- Deployment controller ----
@@ -616,7 +602,7 @@ func (s *Sim) syncFailed(k *wqItem) {
 		return
 	}
 	k.Forget()
-	s.note("dropping deployment %q out of the queue after %d retries", k.Key.name, maxRetries)
+	s.note("dropping deployment %q out of the queue after %d retries", k.Key.Name, maxRetries)
 }
 
 // recordEvents records the events of a plan that upstream emits once the
@@ -706,8 +692,7 @@ func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 	rs.Generation = 1
 	rs.CreationTimestamp = s.stamp()
 	rs.Status = appsv1.ReplicaSetStatus{}
-	st := &rsState{key: key, rs: rs, uid: rs.UID, item: s.wq.Item(queueKey{ctrlReplicaSet, key})}
-	st.item.X.rsState = st
+	st := cluster.NewReplicaSet(key, rs, s.wq.Item(queueKey{Ctrl: ctrlReplicaSet, Name: key}))
 	s.st.Index(rs.Namespace, st)
 	s.st.ReplicaSets[key] = st
 	s.syncRSState(st, rs)
@@ -734,7 +719,7 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	if st == nil {
 		return apiserver.NotFound("replicasets.apps", obj.Name)
 	}
-	old := st.rs
+	old := st.Obj
 	if (obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion) || (obj.UID != "" && obj.UID != old.UID) {
 		return apiserver.Conflict("replicasets.apps", obj.Name)
 	}
@@ -745,7 +730,7 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	}
 	updateRules(rs, old, ns)
 	rs.ResourceVersion = s.st.NextRV()
-	st.rs = rs
+	st.Obj = rs
 	s.syncRSState(st, rs)
 	s.logReplicaSetWrite(s.by(), "update", rs)
 	s.informReplicaSet(rs, false)
@@ -793,10 +778,10 @@ func (s *Sim) scaleReplicaSet(obj *appsv1.ReplicaSet) error {
 		ns = metav1.NamespaceDefault
 	}
 	st := s.st.ReplicaSets[s.st.Key(ns, obj.Name)]
-	if st == nil || !sameOwners(obj, st.rs) {
+	if st == nil || !sameOwners(obj, st.Obj) {
 		return s.updateReplicaSet(obj, false)
 	}
-	old := st.rs
+	old := st.Obj
 	if (obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion) || (obj.UID != "" && obj.UID != old.UID) {
 		return apiserver.Conflict("replicasets.apps", obj.Name)
 	}
@@ -830,7 +815,7 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 	if st == nil {
 		return apiserver.NotFound("replicasets.apps", name)
 	}
-	old := st.rs
+	old := st.Obj
 	if uid != "" && uid != old.UID {
 		return apiserver.Conflict("replicasets.apps", name)
 	}
@@ -838,12 +823,7 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 	delete(s.st.ReplicaSets, key)
 	s.logReplicaSetWrite(s.by(), "delete", old)
 	s.informReplicaSet(old, true)
-	st.item.X.rsState = nil
-	for _, p := range slices.Clone(st.pods) { // deletePod changes st.pods
-		if !p.Terminating {
-			s.deletePod(p, "garbage collected: its replica set was deleted")
-		}
-	}
+	s.c.Delete(st)
 	s.rsChanged(old, nil)
 	return nil
 }
@@ -855,7 +835,7 @@ func (s *Sim) rsChanged(old, cur *appsv1.ReplicaSet) {
 	s.notifyOwners(old, cur)
 	if cur != nil {
 		if st := s.st.ReplicaSets[s.st.Key(cur.Namespace, cur.Name)]; st != nil {
-			s.notifyItem(st.item)
+			s.notifyItem(st.Item)
 		} else {
 			s.notifyRS(s.st.Key(cur.Namespace, cur.Name))
 		}
@@ -896,58 +876,27 @@ func (s *Sim) notifyOwners(old, cur *appsv1.ReplicaSet) {
 // rsStatusChanged is rsChanged(nil, rs) for a status write of rs, whose
 // state is st: the owner's key and work-queue item come from st (a status
 // write changes no owner reference) instead of map look-ups.
-func (s *Sim) rsStatusChanged(rs *appsv1.ReplicaSet, st *rsState) {
+func (s *Sim) rsStatusChanged(rs *appsv1.ReplicaSet, st *cluster.ReplicaSet) {
 	ref := metav1.GetControllerOfNoCopy(rs)
-	if ref == nil || ref.Kind != "Deployment" || st.ownerItem == nil {
+	if ref == nil || ref.Kind != "Deployment" || st.OwnerItem == nil {
 		s.rsChanged(nil, rs)
 		return
 	}
-	s.met.touch(st.ownerKey)
-	if d := s.st.Deployments[st.ownerKey]; d != nil && d.UID == ref.UID && !s.quietForController() {
-		s.notifyItem(st.ownerItem)
+	s.met.touch(st.OwnerKey)
+	if d := s.st.Deployments[st.OwnerKey]; d != nil && d.UID == ref.UID && !s.quietForController() {
+		s.notifyItem(st.OwnerItem)
 	}
-	s.notifyItem(st.item)
+	s.notifyItem(st.Item)
 }
 
-// syncRSState refreshes the runtime bookkeeping after a ReplicaSet write:
-// its controller (for co-location ranks) and minReadySeconds (availability).
-func (s *Sim) syncRSState(st *rsState, rs *appsv1.ReplicaSet) {
-	var owner, ownerKey string
-	if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
-		owner = string(ref.UID)
-		if ref.Kind == "Deployment" {
-			ownerKey = s.st.Key(rs.Namespace, ref.Name)
-		}
-	} else {
-		owner = "rs:" + string(rs.UID)
-	}
-	if owner != st.owner || st.colo == nil {
-		next := s.colo[owner]
-		if next == nil {
-			next = make([]int32, len(s.nodes)+1)
-			s.colo[owner] = next
-		}
-		for _, p := range st.pods {
-			if p.active() {
-				if st.colo != nil {
-					st.colo[p.nodeSlot()]--
-				}
-				next[p.nodeSlot()]++
-			}
-		}
-		st.owner, st.colo = owner, next
-	}
-	st.ownerKey = ownerKey
-	st.ownerItem = nil
-	if ownerKey != "" {
-		st.ownerItem = s.wq.Item(queueKey{ctrlDeployment, ownerKey})
-	}
-	minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second
-	if minReady != st.minReady {
-		st.minReady = minReady
-		for _, p := range st.pods {
-			s.refreshAvailability(p)
-		}
+// syncRSState refreshes the cluster's record of a ReplicaSet after a
+// write stored rs (package cluster: its controller, minReadySeconds), and
+// the work-queue item of its controlling Deployment.
+func (s *Sim) syncRSState(st *cluster.ReplicaSet, rs *appsv1.ReplicaSet) {
+	s.c.Refresh(st, rs)
+	st.OwnerItem = nil
+	if st.OwnerKey != "" {
+		st.OwnerItem = s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: st.OwnerKey})
 	}
 }
 
@@ -1050,7 +999,7 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	it := s.syncItem
 	if d := s.syncDep; it != nil && d != nil && obj != nil && obj.Name == d.Name && obj.Namespace == d.Namespace {
 		// the synced Deployment's own write: the sync read the stored object
-		old, key = d, it.Key.name
+		old, key = d, it.Key.Name
 		if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
 			return apiserver.Conflict("deployments.apps", obj.Name)
 		}
@@ -1059,7 +1008,7 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 		if old, key, err = s.storedForWrite(obj, "update deployment status"); err != nil {
 			return err
 		}
-		it = s.wq.Item(queueKey{ctrlDeployment, key})
+		it = s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key})
 	}
 	prev := old.Status.Conditions
 	old.Status = obj.Status
@@ -1091,12 +1040,12 @@ func (s *Sim) storeConditions(it *wqItem, d *appsv1.Deployment, prev, conds []ap
 		return conds
 	}
 	var out []appsv1.DeploymentCondition
-	if !s.delayed() && it.X.condsOwner == d && cap(prev) >= len(conds) {
+	if !s.delayed() && it.X.CondsOwner == d && cap(prev) >= len(conds) {
 		out = prev[:len(conds)]
 	} else {
 		out = make([]appsv1.DeploymentCondition, len(conds), max(len(conds), 4))
 		if !s.delayed() {
-			it.X.condsOwner = d
+			it.X.CondsOwner = d
 		}
 	}
 	if &out[0] == &conds[0] {
@@ -1121,9 +1070,27 @@ func (s *Sim) podsOf(d *appsv1.Deployment) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, rs := range s.st.OwnedReplicaSets(d) {
 		st := s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]
-		for _, p := range st.pods {
-			out = append(out, p.object(rs))
+		for _, p := range st.Pods {
+			out = append(out, podObject(p, rs))
 		}
 	}
 	return out
+}
+
+// podObject renders the pod p of rs as an API object (for snapshots).
+func podObject(p *cluster.Pod, rs *appsv1.ReplicaSet) *corev1.Pod {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: p.Labels,
+			CreationTimestamp: truncTime(metav1.NewTime(Epoch.Add(p.Created))),
+			OwnerReferences:   []metav1.OwnerReference{*metav1.NewControllerRef(rs, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))},
+		},
+		Spec:   corev1.PodSpec{NodeName: p.NodeName()},
+		Status: corev1.PodStatus{Phase: p.Phase},
+	}
+	if p.Terminating {
+		t := truncTime(metav1.NewTime(Epoch.Add(p.DeletedAt)))
+		pod.DeletionTimestamp = &t
+	}
+	return pod
 }

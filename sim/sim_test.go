@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/cluster"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,7 +27,7 @@ func newTestSim(t *testing.T) *Sim {
 
 func TestWorkQueueDedupe(t *testing.T) {
 	s := newTestSim(t)
-	k := queueKey{ctrlDeployment, "default/web"}
+	k := queueKey{Ctrl: ctrlDeployment, Name: "default/web"}
 	s.add(k)
 	s.add(k)
 	if n := s.q.len(); n != 1 {
@@ -42,28 +43,6 @@ func TestWorkQueueDedupe(t *testing.T) {
 		t.Fatal("the delayed add pending is not the one at 5s")
 	}
 }
-
-func TestSlowStart(t *testing.T) {
-	calls := 0
-	n, err := slowStart(10, func() error { calls++; return nil })
-	if n != 10 || err != nil || calls != 10 {
-		t.Fatalf("slowStart(10) = %d, %v after %d calls", n, err, calls)
-	}
-	// fail from the 5th call: batches 1, 2, 4 → the batch of 4 fails, no more batches
-	calls = 0
-	n, err = slowStart(20, func() error {
-		calls++
-		if calls >= 5 {
-			return errTest
-		}
-		return nil
-	})
-	if n != 4 || err == nil || calls != 7 {
-		t.Fatalf("slowStart with failures = %d, %v after %d calls; want 4 successes after 7 calls", n, err, calls)
-	}
-}
-
-var errTest = &apiError{Reason: "Forbidden", Msg: "quota"}
 
 func TestParseScenarioErrors(t *testing.T) {
 	cases := []struct{ name, src, want string }{
@@ -212,7 +191,8 @@ func TestReplicaSetController(t *testing.T) {
 		t.Fatalf("status after a minute: %+v", st)
 	}
 	// a fourth pod that never becomes ready is deleted first on scale-down
-	s.sc.Cluster.Failures = []FailureRule{{Labels: map[string]string{"app": "web"}, mode: modeNeverReady}}
+	s.sc.Cluster.Failures = []FailureRule{{Labels: map[string]string{"app": "web"}, mode: cluster.ModeNeverReady}}
+	s.c.SetFailures(clusterConfig(s.sc, s.opts).Failures)
 	four := got.DeepCopy()
 	four.Spec.Replicas = ptrTo(int32(4))
 	if err := s.updateReplicaSet(four, false); err != nil {
@@ -220,8 +200,8 @@ func TestReplicaSetController(t *testing.T) {
 	}
 	s.runUntil(2 * time.Minute)
 	var notReady string
-	for _, p := range s.st.ReplicaSets["default/web-1"].pods {
-		if !p.ready {
+	for _, p := range s.st.ReplicaSets["default/web-1"].Pods {
+		if !p.Ready {
 			notReady = p.Name
 		}
 	}

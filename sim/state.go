@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
-	"github.com/deploymath/deploymath/sim/internal/ranking"
+	"github.com/deploymath/deploymath/sim/internal/cluster"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -190,7 +190,7 @@ func (st *State) validate() ([]*appsv1.Deployment, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if n := rsReplicas(rs); n < 0 || n > MaxReplicas {
+		if n := cluster.Replicas(rs); n < 0 || n > MaxReplicas {
 			errs = append(errs, fmt.Errorf("%s: field \"spec.replicas\": %d is outside 0 to %d (sim.MaxReplicas)", stateRef("ReplicaSet", &rs.ObjectMeta), n, MaxReplicas))
 		}
 		if err := validReplicaSetSelector(rs); err != nil {
@@ -253,7 +253,7 @@ func (st *State) validate() ([]*appsv1.Deployment, error) {
 // scenario's.
 func (s *Sim) stateNodes(st *State) {
 	known := map[string]bool{}
-	for _, n := range s.nodes {
+	for _, n := range s.c.Nodes {
 		known[n.Name] = true
 	}
 	add := func(name string, capacity int, schedulable bool) {
@@ -261,7 +261,7 @@ func (s *Sim) stateNodes(st *State) {
 			return
 		}
 		known[name] = true
-		s.nodes = append(s.nodes, &nodeState{Name: name, Capacity: capacity, tainted: !schedulable, slot: int32(len(s.nodes) + 1)})
+		s.c.AddNode(name, capacity, schedulable)
 	}
 	for _, n := range st.Nodes {
 		capacity := defaultNodePods
@@ -325,11 +325,7 @@ func (s *Sim) loadState(st *State) {
 	for _, q := range st.ResourceQuotas {
 		for _, r := range podQuotaResources {
 			if v, ok := q.Spec.Hard[r]; ok {
-				if s.quotas == nil {
-					s.quotas, s.nsPods = map[string][]podQuota{}, map[string]int64{}
-				}
-				ns := namespaceOf(q.Namespace)
-				s.quotas[ns] = append(s.quotas[ns], podQuota{name: q.Name, resource: string(r), limit: v.Value()})
+				s.c.AddQuota(namespaceOf(q.Namespace), q.Name, string(r), v.Value())
 			}
 		}
 	}
@@ -359,12 +355,12 @@ func (s *Sim) loadState(st *State) {
 		s.st.Deployments[key] = d
 		s.st.AddDeploymentKey(key)
 		s.seedCache(key, d, nil)
-		s.notify(queueKey{ctrlDeployment, key}) // also with an informer delay: the first list
+		s.notify(queueKey{Ctrl: ctrlDeployment, Name: key}) // also with an informer delay: the first list
 		s.met.touch(key)
 		s.observeRestart(d)
 	}
-	byUID := map[types.UID]*rsState{}
-	var loaded []*rsState
+	byUID := map[types.UID]*cluster.ReplicaSet{}
+	var loaded []*cluster.ReplicaSet
 	for _, rs := range st.ReplicaSets {
 		rs = rs.DeepCopy()
 		meta(&rs.ObjectMeta)
@@ -378,8 +374,7 @@ func (s *Sim) loadState(st *State) {
 			c.LastTransitionTime = clk.shift(c.LastTransitionTime)
 		}
 		key := s.st.Key(rs.Namespace, rs.Name)
-		rst := &rsState{key: key, rs: rs, uid: rs.UID, item: s.wq.Item(queueKey{ctrlReplicaSet, key})}
-		rst.item.X.rsState = rst
+		rst := cluster.NewReplicaSet(key, rs, s.wq.Item(queueKey{Ctrl: ctrlReplicaSet, Name: key}))
 		s.st.Index(rs.Namespace, rst)
 		s.st.ReplicaSets[key] = rst
 		s.syncRSState(rst, rs)
@@ -399,10 +394,10 @@ func (s *Sim) loadState(st *State) {
 		uidNum[p] = 1<<62 + uint64(i)
 	}
 	left := 0
-	starts, readies := map[*rsState]int{}, map[*rsState]int{}
+	starts, readies := map[*cluster.ReplicaSet]int{}, map[*cluster.ReplicaSet]int{}
 	for _, pod := range st.Pods {
 		ref := metav1.GetControllerOfNoCopy(pod)
-		var rst *rsState
+		var rst *cluster.ReplicaSet
 		if ref != nil && ref.Kind == "ReplicaSet" {
 			rst = byUID[ref.UID]
 			if rst == nil && ref.UID == "" {
@@ -413,10 +408,10 @@ func (s *Sim) loadState(st *State) {
 			left++
 			continue
 		}
-		switch s.loadPod(pod, rst, uidNum[pod], clk) {
-		case assumeStart:
+		switch s.c.LoadPod(pod, rst, uidNum[pod], clk.at) {
+		case cluster.AssumeStart:
 			starts[rst]++
-		case assumeReady:
+		case cluster.AssumeReady:
 			readies[rst]++
 		}
 	}
@@ -429,15 +424,15 @@ func (s *Sim) loadState(st *State) {
 	// a reader of the trace sees them.
 	for _, r := range loaded {
 		if n := starts[r]; n > 0 {
-			s.note("state: replica set %s: %d pods not started yet: assumed to start after cluster.startup (%s–%s) and become ready as a new pod does", r.rs.Name, n, time.Duration(s.sc.Cluster.Startup.Min), time.Duration(s.sc.Cluster.Startup.Max))
+			s.note("state: replica set %s: %d pods not started yet: assumed to start after cluster.startup (%s–%s) and become ready as a new pod does", r.Obj.Name, n, time.Duration(s.sc.Cluster.Startup.Min), time.Duration(s.sc.Cluster.Startup.Max))
 		}
 		if n := readies[r]; n > 0 {
-			s.note("state: replica set %s: %d pods running but not ready: assumed to become ready after cluster.readiness (%s–%s) unless a failure rule (cluster.failures, e.g. in an -overlay) matches them", r.rs.Name, n, time.Duration(s.sc.Cluster.Readiness.Min), time.Duration(s.sc.Cluster.Readiness.Max))
+			s.note("state: replica set %s: %d pods running but not ready: assumed to become ready after cluster.readiness (%s–%s) unless a failure rule (cluster.failures, e.g. in an -overlay) matches them", r.Obj.Name, n, time.Duration(s.sc.Cluster.Readiness.Min), time.Duration(s.sc.Cluster.Readiness.Max))
 		}
 	}
 	for _, r := range loaded {
-		if c := replicaFailure(r.rs.Status.Conditions); c != nil && c.Status == corev1.ConditionTrue && s.sc.Cluster.PodQuota == 0 && s.quotas[r.rs.Namespace] == nil {
-			s.note("state: replica set %s could not create pods (%s: %s); the run assumes nothing stops it now (add the namespace's ResourceQuota to the state, kubectl get ...,resourcequota, or set cluster.podQuota)", r.rs.Name, c.Reason, c.Message)
+		if c := cluster.ReplicaFailure(r.Obj.Status.Conditions); c != nil && c.Status == corev1.ConditionTrue && s.sc.Cluster.PodQuota == 0 && !s.c.HasQuota(r.Obj.Namespace) {
+			s.note("state: replica set %s could not create pods (%s: %s); the run assumes nothing stops it now (add the namespace's ResourceQuota to the state, kubectl get ...,resourcequota, or set cluster.podQuota)", r.Obj.Name, c.Reason, c.Message)
 		}
 	}
 	if left > 0 {
@@ -457,116 +452,6 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-// Container waiting reasons that keep a pod as it is (see State).
-var (
-	crashLoopReasons = []string{"CrashLoopBackOff"}
-	pendingReasons   = []string{"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "CreateContainerConfigError"}
-)
-
-// assumption is what the run assumes of a pod of the state (for the
-// trace's notes).
-type assumption uint8
-
-const (
-	assumeNothing assumption = iota // the pod goes on as it shows
-	assumeStart                     // not started: starts as cluster.startup says
-	assumeReady                     // running, not ready: ready as cluster.readiness says
-)
-
-// loadPod adds a pod of the state to its ReplicaSet rst and sets the timer
-// of what it does next, which it returns.
-func (s *Sim) loadPod(pod *corev1.Pod, rst *rsState, uidNum uint64, clk stateClock) assumption {
-	p := &podState{
-		Name: pod.Name, Namespace: namespaceOf(pod.Namespace), UID: pod.UID, uidNum: uidNum, Labels: pod.Labels,
-		rs: rst, created: clk.at(pod.CreationTimestamp), phase: pod.Status.Phase, idx: len(rst.pods),
-	}
-	if p.phase == "" {
-		p.phase = corev1.PodPending
-	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue && p.phase == corev1.PodRunning {
-			p.ready = true
-			p.readyAt = p.created
-			if !c.LastTransitionTime.IsZero() {
-				p.readyAt = clk.at(c.LastTransitionTime)
-			}
-		}
-	}
-	for _, c := range pod.Status.ContainerStatuses {
-		p.restarts = max(p.restarts, c.RestartCount)
-		if w := c.State.Waiting; w != nil && !p.ready {
-			switch {
-			case slices.Contains(crashLoopReasons, w.Reason):
-				p.mode = modeCrashLoop
-			case slices.Contains(pendingReasons, w.Reason) && p.phase == corev1.PodPending:
-				p.mode = modePullError
-			}
-		}
-	}
-	if p.mode == modeHealthy && !p.ready {
-		p.mode = s.failureModeFor(&rst.rs.Spec.Template)
-	}
-	if pod.DeletionTimestamp != nil {
-		p.Terminating = true
-		grace := time.Duration(0)
-		if pod.DeletionGracePeriodSeconds != nil {
-			grace = time.Duration(*pod.DeletionGracePeriodSeconds) * time.Second
-		}
-		p.deletedAt = clk.at(*pod.DeletionTimestamp) - grace
-		p.ready = false
-	}
-	if p.ready {
-		p.available = rst.minReady == 0 || p.readyAt+rst.minReady <= 0
-	}
-	if pod.Spec.NodeName != "" {
-		for _, n := range s.nodes {
-			if n.Name == pod.Spec.NodeName {
-				p.node = n
-				break
-			}
-		}
-	}
-	s.st.Pods[p.Name] = p
-	rst.pods = append(rst.pods, p)
-	rst.meta = append(rst.meta, ranking.Pod{})
-	rst.hot = append(rst.hot, 0)
-	s.account(p, podFlags{})
-	if p.node != nil && !p.terminal() {
-		p.node.used++
-	}
-	switch {
-	case p.Terminating:
-		if p.node == nil || p.terminal() {
-			s.podTimer(p, evPodGone, 0)
-			return assumeNothing
-		}
-		left := clk.at(*pod.DeletionTimestamp)
-		if left <= 0 {
-			left = s.draw(s.sc.Cluster.Termination)
-		}
-		s.podTimer(p, evPodGone, left)
-	case p.terminal(), p.phase == corev1.PodUnknown:
-	case p.node == nil:
-		s.schedule(p)
-		if p.mode != modePullError {
-			return assumeStart
-		}
-	case p.phase == corev1.PodPending:
-		if p.mode != modePullError {
-			s.podTimer(p, evPodRunning, s.draw(s.sc.Cluster.Startup))
-			return assumeStart
-		}
-	case p.mode == modeCrashLoop:
-		s.podTimer(p, evPodCrash, crashBackoff(p.restarts)+crashAfter)
-	case !p.ready && p.mode == modeHealthy:
-		s.podTimer(p, evPodReady, s.draw(s.sc.Cluster.Readiness))
-		return assumeReady
-	case p.ready && !p.available:
-		s.podTimer(p, evPodAvailable, p.readyAt+rst.minReady)
-	}
-	return assumeNothing
 }
 
 // seedCache puts an object of the state into the Deployment controller's
@@ -590,30 +475,3 @@ func (s *Sim) seedCache(key string, d *appsv1.Deployment, rs *appsv1.ReplicaSet)
 
 // podQuotaResources are the ResourceQuota resources that count pods.
 var podQuotaResources = []corev1.ResourceName{corev1.ResourcePods, "count/pods"}
-
-// podQuota is one hard limit on the pods of a namespace.
-type podQuota struct {
-	name, resource string
-	limit          int64
-}
-
-// countQuotaPod keeps the namespace's count of pods that have not
-// finished after p changed from before to after.
-func (s *Sim) countQuotaPod(p *podState, before, after podFlags) {
-	live := func(f podFlags) int64 { return int64(b2i(f.active || f.terminating)) }
-	if d := live(after) - live(before); d != 0 {
-		s.nsPods[p.Namespace] += d
-	}
-}
-
-// nsQuotaError is quota admission's refusal of one more pod in namespace,
-// or nil.
-func (s *Sim) nsQuotaError(name, namespace string) error {
-	used := s.nsPods[namespace]
-	for _, q := range s.quotas[namespace] {
-		if used+1 > q.limit {
-			return fmt.Errorf("pods %q is forbidden: exceeded quota: %s, requested: %s=1, used: %s=%d, limited: %s=%d", name, q.name, q.resource, q.resource, used, q.resource, q.limit)
-		}
-	}
-	return nil
-}

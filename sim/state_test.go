@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/cluster"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -229,24 +230,24 @@ func TestStatePods(t *testing.T) {
 	if a == nil || b == nil || c == nil || o == nil || s.st.Pods[orphan.Name] != nil {
 		t.Fatalf("loaded pods: %v", s.st.Pods)
 	}
-	if a.created != -20*time.Minute || !a.ready || a.available || a.readyAt != -5*time.Second {
-		t.Errorf("pod a at 4s: created %v ready %v (at %v) available %v; want created -20m, ready at -5s, not yet available", a.created, a.ready, a.readyAt, a.available)
+	if a.Created != -20*time.Minute || !a.Ready || a.Available || a.ReadyAt != -5*time.Second {
+		t.Errorf("pod a at 4s: created %v ready %v (at %v) available %v; want created -20m, ready at -5s, not yet available", a.Created, a.Ready, a.ReadyAt, a.Available)
 	}
-	if b.phase != corev1.PodRunning || !b.ready || b.available {
-		t.Errorf("pod b at 4s: %s ready %v available %v; want Running, ready since 2s, available at 12s", b.phase, b.ready, b.available)
+	if b.Phase != corev1.PodRunning || !b.Ready || b.Available {
+		t.Errorf("pod b at 4s: %s ready %v available %v; want Running, ready since 2s, available at 12s", b.Phase, b.Ready, b.Available)
 	}
-	if c.phase != corev1.PodPending || c.mode != modePullError {
-		t.Errorf("pod c: %s, mode %d; want Pending, pull error", c.phase, c.mode)
+	if c.Phase != corev1.PodPending || c.Mode != cluster.ModePullError {
+		t.Errorf("pod c: %s, mode %d; want Pending, pull error", c.Phase, c.Mode)
 	}
-	if !o.Terminating || o.deletedAt != 20*time.Second-30*time.Second {
-		t.Errorf("terminating pod: terminating %v, deleted at %v (want -10s: due at 20s, grace 30s)", o.Terminating, o.deletedAt)
+	if !o.Terminating || o.DeletedAt != 20*time.Second-30*time.Second {
+		t.Errorf("terminating pod: terminating %v, deleted at %v (want -10s: due at 20s, grace 30s)", o.Terminating, o.DeletedAt)
 	}
 	var names []string
-	for _, n := range s.nodes {
+	for _, n := range s.c.Nodes {
 		names = append(names, n.Name)
 	}
-	if diff := cmp.Diff([]string{"node-b", "node-c"}, names); diff != "" || s.nodes[0].Capacity != 5 || s.nodes[1].Capacity != 1<<30 {
-		t.Errorf("nodes (-want +got):\n%s capacity %d, %d", diff, s.nodes[0].Capacity, s.nodes[1].Capacity)
+	if diff := cmp.Diff([]string{"node-b", "node-c"}, names); diff != "" || s.c.Nodes[0].Capacity != 5 || s.c.Nodes[1].Capacity != 1<<30 {
+		t.Errorf("nodes (-want +got):\n%s capacity %d, %d", diff, s.c.Nodes[0].Capacity, s.c.Nodes[1].Capacity)
 	}
 	if !strings.Contains(strings.Join(s.trace.Frames[0].Notes, "\n"), "state: 1 pods left out") {
 		t.Errorf("notes: %q", s.trace.Frames[0].Notes)
@@ -254,8 +255,8 @@ func TestStatePods(t *testing.T) {
 
 	s = at(30 * time.Second)
 	a, b, c = s.st.Pods[pods[0].Name], s.st.Pods[pods[1].Name], s.st.Pods[pods[2].Name]
-	if !a.available || !b.available || c.phase != corev1.PodPending || s.st.Pods[old.Name] != nil {
-		t.Errorf("at 30s: a available %v, b available %v, c %s, terminating pod still there %v", a.available, b.available, c.phase, s.st.Pods[old.Name] != nil)
+	if !a.Available || !b.Available || c.Phase != corev1.PodPending || s.st.Pods[old.Name] != nil {
+		t.Errorf("at 30s: a available %v, b available %v, c %s, terminating pod still there %v", a.Available, b.Available, c.Phase, s.st.Pods[old.Name] != nil)
 	}
 }
 

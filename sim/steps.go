@@ -11,6 +11,7 @@ import (
 
 	"github.com/deploymath/deploymath/revision"
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/cluster"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,7 +46,7 @@ func (s *Sim) load() error {
 	}
 	s.stepsLeft = len(s.sc.Steps)
 	for i, st := range s.sc.Steps {
-		s.q.push(event{at: time.Duration(st.At), kind: evStep, idx: i})
+		s.q.push(event{at: time.Duration(st.At), kind: evStep, idx: int32(i)})
 	}
 	return nil
 }
@@ -154,7 +155,7 @@ func (s *Sim) doStep(st *Step, label string) error {
 	case st.FailNode != "":
 		n := s.node(st.FailNode)
 		s.note("%s: node %s fails", label, n.Name)
-		s.failNode(n)
+		s.c.FailNode(n)
 		if s.checks != nil {
 			s.checks.fault()
 		}
@@ -162,7 +163,7 @@ func (s *Sim) doStep(st *Step, label string) error {
 	case st.RecoverNode != "":
 		n := s.node(st.RecoverNode)
 		s.note("%s: node %s recovers", label, n.Name)
-		s.recoverNode(n)
+		s.c.RecoverNode(n)
 		return nil
 	case st.EditConfigMap != nil:
 		return s.editConfig(label, st.EditConfigMap, false)
@@ -255,13 +256,8 @@ func (s *Sim) doStep(st *Step, label string) error {
 	return nil
 }
 
-func (s *Sim) node(name string) *nodeState {
-	for _, n := range s.nodes {
-		if n.Name == name {
-			return n
-		}
-	}
-	return nil // validated at load
+func (s *Sim) node(name string) *cluster.Node {
+	return s.c.Node(name) // validated at load: never nil
 }
 
 // applyDeployment is kubectl apply of a Deployment: labels and spec are
@@ -418,7 +414,7 @@ func (s *Sim) deleteConfig(label, name string, secret bool) error {
 // ones or a named one, choosing pods in name order.
 func (s *Sim) killPods(label string, d *appsv1.Deployment, k *KillPods) error {
 	rss := s.st.OwnedReplicaSets(d)
-	var pick []*podState
+	var pick []*cluster.Pod
 	var candidates []*appsv1.ReplicaSet
 	switch k.RS {
 	case "":
@@ -442,13 +438,13 @@ func (s *Sim) killPods(label string, d *appsv1.Deployment, k *KillPods) error {
 		}
 	}
 	for _, rs := range candidates {
-		for _, p := range s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)].pods {
+		for _, p := range s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)].Pods {
 			if !p.Terminating {
 				pick = append(pick, p)
 			}
 		}
 	}
-	slices.SortFunc(pick, func(a, b *podState) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(pick, func(a, b *cluster.Pod) int { return strings.Compare(a.Name, b.Name) })
 	if len(pick) > k.Count {
 		pick = pick[:k.Count]
 	}
@@ -458,7 +454,7 @@ func (s *Sim) killPods(label string, d *appsv1.Deployment, k *KillPods) error {
 	}
 	s.note("%s: kill %d pods: %s", label, len(pick), joinComma(names))
 	for _, p := range pick {
-		s.deletePod(p, "killed")
+		s.c.DeletePod(p)
 	}
 	if s.checks != nil {
 		s.checks.fault()

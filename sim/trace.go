@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/cluster"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -180,15 +181,15 @@ func (s *Sim) fillState(f *Frame) {
 			st := s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]
 			r := ReplicaSetRow{
 				Name: rs.Name, Revision: rs.Annotations["deployment.kubernetes.io/revision"],
-				Desired: rsReplicas(rs), Current: rs.Status.Replicas, Ready: rs.Status.ReadyReplicas,
+				Desired: cluster.Replicas(rs), Current: rs.Status.Replicas, Ready: rs.Status.ReadyReplicas,
 				Available: rs.Status.AvailableReplicas,
 			}
 			if t := rs.Status.TerminatingReplicas; t != nil {
 				r.Terminating = *t
 			} else {
-				r.Terminating = st.terminating
+				r.Terminating = st.Terminating
 			}
-			if c := replicaFailure(rs.Status.Conditions); c != nil && c.Status == corev1.ConditionTrue {
+			if c := cluster.ReplicaFailure(rs.Status.Conditions); c != nil && c.Status == corev1.ConditionTrue {
 				r.Failure = c.Reason + ": " + c.Message
 			}
 			row.ReplicaSets = append(row.ReplicaSets, r)
@@ -432,8 +433,8 @@ func (m *metrics) refresh(s *Sim) {
 		cur := m.deps[k]
 		if cur != nil {
 			m.total -= cur.avail
-			m.nBelow -= int(b2i(cur.below))
-			m.nIncomplete -= int(b2i(cur.incomplete))
+			m.nBelow -= b2iInt(cur.below)
+			m.nIncomplete -= b2iInt(cur.incomplete)
 		}
 		d := s.st.Deployments[k]
 		if d == nil {
@@ -446,14 +447,14 @@ func (m *metrics) refresh(s *Sim) {
 		}
 		var a int32
 		for _, st := range s.st.ByNamespace[d.Namespace] {
-			if st.owner == string(d.UID) {
-				a += st.rs.Status.AvailableReplicas
+			if st.Owner == string(d.UID) {
+				a += st.Obj.Status.AvailableReplicas
 			}
 		}
 		*cur = depMetric{avail: a, below: a < minAvailable(d), incomplete: !s.deploymentComplete(d)}
 		m.total += cur.avail
-		m.nBelow += int(b2i(cur.below))
-		m.nIncomplete += int(b2i(cur.incomplete))
+		m.nBelow += b2iInt(cur.below)
+		m.nIncomplete += b2iInt(cur.incomplete)
 	}
 	m.dirty = m.dirty[:0]
 	clear(m.dirtySet)
