@@ -22,7 +22,10 @@
 //   - sim/internal/apiserver: the API server's store (objects by key,
 //     resourceVersions and UIDs, the ReplicaSets of each namespace, the
 //     error wording), generic over the records the cluster keeps beside
-//     each ReplicaSet and pod; the write rules are internal/apirules.
+//     each ReplicaSet and pod, and its writes of Deployments and
+//     ReplicaSets (preconditions, what a write may change, generations,
+//     the status subresource; the rules shared with rollout.Apply are
+//     internal/apirules), each returning what it stored.
 //   - sim/internal/eventq: the engine's event queue, events in (time,
 //     insertion) order.
 //   - sim/internal/workqueue: the controllers' work queue, client-go's
@@ -51,7 +54,8 @@
 //     state: its objects stored as they are, its pods' next moves);
 //     queue.go (the engine's events and work-queue keys); sim.go (the
 //     engine loop, the Deployment controller shell on rollout.Planner,
-//     the API-server writes); store.go (the store's rules of in-place
+//     each API-server write with what its watchers see: informers, the
+//     write log, metrics); store.go (the store's rules of in-place
 //     writes); engine.go (what the cluster model asks of the engine, and
 //     the ReplicaSet controller's work-queue shell); informer.go (the
 //     Deployment controller's informer delay); restart.go (the restart

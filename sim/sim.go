@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/deploymath/deploymath/internal/apirules"
 	"github.com/deploymath/deploymath/rollout"
 	"github.com/deploymath/deploymath/sim/internal/apiserver"
 	"github.com/deploymath/deploymath/sim/internal/cluster"
@@ -672,29 +671,19 @@ func (s *Sim) apply(a rollout.Action) error {
 	return fmt.Errorf("unknown action %T", a)
 }
 
-// ---- API server writes ----
+// ---- API server writes (package apiserver) and what watchers see ----
 
 func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 	if obj == nil {
 		return fmt.Errorf("create replicaset: nil object")
 	}
-	c := *obj
-	rs := &c
-	if rs.Namespace == "" {
-		rs.Namespace = metav1.NamespaceDefault
+	st, err := s.st.CreateReplicaSet(obj, s.stamp(), func(key string, rs *appsv1.ReplicaSet) *cluster.ReplicaSet {
+		return cluster.NewReplicaSet(key, rs, s.wq.Item(queueKey{Ctrl: ctrlReplicaSet, Name: key}))
+	})
+	if err != nil {
+		return err
 	}
-	key := objKey(rs.Namespace, rs.Name)
-	if s.st.ReplicaSet(key) != nil {
-		return apiserver.AlreadyExists("replicasets.apps", rs.Name)
-	}
-	rs.UID = s.st.NextUID()
-	rs.ResourceVersion = s.st.NextRV()
-	rs.Generation = 1
-	rs.CreationTimestamp = s.stamp()
-	rs.Status = appsv1.ReplicaSetStatus{}
-	st := cluster.NewReplicaSet(key, rs, s.wq.Item(queueKey{Ctrl: ctrlReplicaSet, Name: key}))
-	s.st.Index(rs.Namespace, st)
-	s.st.ReplicaSets[key] = st
+	rs := st.Obj
 	s.syncRSState(st, rs)
 	s.logReplicaSetWrite(s.by(), "create", rs)
 	s.informReplicaSet(rs, false)
@@ -710,56 +699,16 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	if obj == nil {
 		return fmt.Errorf("update replicaset: nil object")
 	}
-	ns := obj.Namespace
-	if ns == "" {
-		ns = metav1.NamespaceDefault
+	st, old, err := s.st.UpdateReplicaSet(obj, owned)
+	if err != nil {
+		return err
 	}
-	key := s.st.Key(ns, obj.Name)
-	st := s.st.ReplicaSets[key]
-	if st == nil {
-		return apiserver.NotFound("replicasets.apps", obj.Name)
-	}
-	old := st.Obj
-	if (obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion) || (obj.UID != "" && obj.UID != old.UID) {
-		return apiserver.Conflict("replicasets.apps", obj.Name)
-	}
-	rs := obj
-	if !owned {
-		c := *obj
-		rs = &c
-	}
-	updateRules(rs, old, ns)
-	rs.ResourceVersion = s.st.NextRV()
-	st.Obj = rs
+	rs := st.Obj
 	s.syncRSState(st, rs)
 	s.logReplicaSetWrite(s.by(), "update", rs)
 	s.informReplicaSet(rs, false)
 	s.rsChanged(old, rs)
 	return nil
-}
-
-// updateRules applies to rs, about to replace stored in namespace ns, the
-// API server's rules for an update of a ReplicaSet: what a write cannot
-// change comes from stored (namespace, UID, creation and deletion times,
-// status), and the generation is stored's, bumped when the spec changed.
-func updateRules(rs, stored *appsv1.ReplicaSet, ns string) {
-	keepStored(rs, stored, ns, apirules.ReplicaSetGenerationBumps(&stored.Spec, &rs.Spec))
-}
-
-// keepStored is updateRules with the generation bump decided: it only
-// reads stored, which may then live on the caller's stack (the generation
-// check hands its arguments to an interface, which would move it to the
-// heap).
-func keepStored(rs, stored *appsv1.ReplicaSet, ns string, bump bool) {
-	rs.Namespace = ns
-	rs.UID = stored.UID
-	rs.CreationTimestamp = stored.CreationTimestamp
-	rs.DeletionTimestamp = stored.DeletionTimestamp
-	rs.Status = stored.Status
-	rs.Generation = stored.Generation
-	if bump {
-		rs.Generation++
-	}
 }
 
 // scaleReplicaSet is updateReplicaSet(obj, false) for a plan's scale,
@@ -773,54 +722,29 @@ func (s *Sim) scaleReplicaSet(obj *appsv1.ReplicaSet) error {
 	if s.checks != nil || s.delayed() || obj == nil {
 		return s.updateReplicaSet(obj, false)
 	}
-	ns := obj.Namespace
-	if ns == "" {
-		ns = metav1.NamespaceDefault
-	}
-	st := s.st.ReplicaSets[s.st.Key(ns, obj.Name)]
-	if st == nil || !sameOwners(obj, st.Obj) {
+	st, done, err := s.st.ScaleReplicaSetInPlace(obj)
+	if !done {
 		return s.updateReplicaSet(obj, false)
 	}
-	old := st.Obj
-	if (obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion) || (obj.UID != "" && obj.UID != old.UID) {
-		return apiserver.Conflict("replicasets.apps", obj.Name)
+	if err != nil {
+		return err
 	}
-	bump := apirules.ReplicaSetGenerationBumps(&old.Spec, &obj.Spec)
-	kept := *old
-	*old = *obj
-	keepStored(old, &kept, ns, bump)
-	old.ResourceVersion = s.st.NextRV()
-	s.syncRSState(st, old)
-	s.logReplicaSetWrite(s.by(), "update", old)
-	// rsChanged(old, old): the owner references are the same
-	s.rsStatusChanged(old, st)
+	rs := st.Obj
+	s.syncRSState(st, rs)
+	s.logReplicaSetWrite(s.by(), "update", rs)
+	// rsChanged(rs, rs): the owner references are the same
+	s.rsStatusChanged(rs, st)
 	return nil
-}
-
-// sameOwners reports whether a and b have the same owner references (the
-// same array: a plan's copy shares it).
-func sameOwners(a, b *appsv1.ReplicaSet) bool {
-	x, y := a.OwnerReferences, b.OwnerReferences
-	return len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
 }
 
 // deleteReplicaSet deletes a ReplicaSet with a UID precondition; the garbage
 // collector then deletes its pods gracefully (background propagation).
 func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
-	if namespace == "" {
-		namespace = metav1.NamespaceDefault
-	}
-	key := objKey(namespace, name)
-	st := s.st.ReplicaSets[key]
-	if st == nil {
-		return apiserver.NotFound("replicasets.apps", name)
+	st, err := s.st.DeleteReplicaSet(namespace, name, uid)
+	if err != nil {
+		return err
 	}
 	old := st.Obj
-	if uid != "" && uid != old.UID {
-		return apiserver.Conflict("replicasets.apps", name)
-	}
-	s.st.Unindex(namespace, key)
-	delete(s.st.ReplicaSets, key)
 	s.logReplicaSetWrite(s.by(), "delete", old)
 	s.informReplicaSet(old, true)
 	s.c.Delete(st)
@@ -904,19 +828,12 @@ func (s *Sim) syncRSState(st *cluster.ReplicaSet, rs *appsv1.ReplicaSet) {
 // defaults every write (rollout.Default: the v1.37 defaults, pod template
 // included, so ReplicaSet names are a cluster's).
 func (s *Sim) createDeployment(d *appsv1.Deployment) error {
-	key := objKey(d.Namespace, d.Name)
-	if _, ok := s.st.Deployments[key]; ok {
-		return apiserver.AlreadyExists("deployments.apps", d.Name)
-	}
 	d = rollout.Default(d) // a copy
-	d.UID = s.st.NextUID()
-	d.ResourceVersion = s.st.NextRV()
-	d.Generation = 1
-	d.CreationTimestamp = s.stamp()
-	d.Status = appsv1.DeploymentStatus{}
+	key, err := s.st.CreateDeployment(d, s.stamp())
+	if err != nil {
+		return err
+	}
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
-	s.st.Deployments[key] = d
-	s.st.AddDeploymentKey(key)
 	s.logDeploymentWrite("create", d)
 	s.informDeployment(key, d)
 	s.notifyDeployment(key)
@@ -936,17 +853,8 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 // ReplicaSets).
 func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	d = rollout.Default(d)
-	d.ResourceVersion = s.st.NextRV()
-	d.Status = old.Status
-	d.UID = old.UID
-	d.CreationTimestamp = old.CreationTimestamp
-	d.Generation = old.Generation
-	if apirules.DeploymentGenerationBumps(old, d) {
-		d.Generation++
-	}
-	key := objKey(d.Namespace, d.Name)
+	key := s.st.ReplaceDeployment(old, d)
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
-	s.st.Deployments[key] = d
 	if s.syncDep == old {
 		s.syncDep = nil // replaced
 	}
@@ -958,21 +866,12 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 }
 
 // storedForWrite returns the stored Deployment that a write of obj
-// replaces, and its key, after the API server's checks: it exists, and
-// obj's resourceVersion (when set) is the stored one.
+// replaces, and its key, after the API server's checks.
 func (s *Sim) storedForWrite(obj *appsv1.Deployment, verb string) (*appsv1.Deployment, string, error) {
 	if obj == nil {
 		return nil, "", fmt.Errorf("%s: nil object", verb)
 	}
-	key := s.st.Key(obj.Namespace, obj.Name)
-	old := s.st.Deployments[key]
-	if old == nil {
-		return nil, "", apiserver.NotFound("deployments.apps", obj.Name)
-	}
-	if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
-		return nil, "", apiserver.Conflict("deployments.apps", obj.Name)
-	}
-	return old, key, nil
+	return s.st.WritableDeployment(obj)
 }
 
 func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
@@ -1010,11 +909,7 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 		}
 		it = s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key})
 	}
-	prev := old.Status.Conditions
-	old.Status = obj.Status
-	old.Annotations = obj.Annotations
-	old.Status.Conditions = s.storeConditions(it, old, prev, obj.Status.Conditions)
-	old.ResourceVersion = s.st.NextRV()
+	s.st.WriteDeploymentStatus(old, obj, s.storeConditions(it, old, old.Status.Conditions, obj.Status.Conditions))
 	s.logDeploymentWrite("status", old)
 	s.informDeployment(key, old)
 	if !s.quietForController() {

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/deploymath/deploymath/sim/internal/apiserver"
 	"github.com/deploymath/deploymath/sim/internal/cluster"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,9 +32,6 @@ var Epoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
 type store = cluster.Store
 
 func newStore() *store { return cluster.NewStore() }
-
-// apiError is an error of the API server (see apiserver.Error).
-type apiError = apiserver.Error
 
 func objKey(namespace, name string) string { return namespace + "/" + name }
 

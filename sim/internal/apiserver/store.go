@@ -8,8 +8,13 @@
 // The store keeps, for each ReplicaSet and each pod, the record the
 // simulator's cluster model keeps for it (type parameters R and P): one
 // look-up finds both the stored object and the runtime state beside it.
-// The rules of a write (what it may change, when the generation moves)
-// are the package internal/apirules, shared with rollout.Apply.
+//
+// The writes of Deployments and ReplicaSets (writes.go) are the API
+// server's: existence, resourceVersion and UID preconditions, what a write
+// may change and when the generation moves (package internal/apirules,
+// shared with rollout.Apply), the status subresource. Each returns what
+// it stored; telling the watchers (informers, the write log) is the
+// caller's.
 package apiserver
 
 import (
@@ -34,6 +39,9 @@ type Record interface {
 	// ControllerUID is the UID of the ReplicaSet's controller ("" or
 	// another string for none).
 	ControllerUID() string
+	// SetObject replaces the stored ReplicaSet (an update stored a new
+	// object).
+	SetObject(*appsv1.ReplicaSet)
 }
 
 // Store holds the objects. Create it with New. Its maps are the stored

@@ -16,9 +16,10 @@ type rec struct {
 	rs         *appsv1.ReplicaSet
 }
 
-func (r *rec) Key() string                { return r.key }
-func (r *rec) Object() *appsv1.ReplicaSet { return r.rs }
-func (r *rec) ControllerUID() string      { return r.owner }
+func (r *rec) Key() string                     { return r.key }
+func (r *rec) Object() *appsv1.ReplicaSet      { return r.rs }
+func (r *rec) ControllerUID() string           { return r.owner }
+func (r *rec) SetObject(rs *appsv1.ReplicaSet) { r.rs = rs }
 
 func newRec(ns, name, owner string, created time.Duration) *rec {
 	return &rec{key: ns + "/" + name, owner: owner, rs: &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{

@@ -287,3 +287,6 @@ func (p *Pod) rankMeta() ranking.Pod {
 	}
 	return m
 }
+
+// SetObject replaces the stored object (apiserver.Record).
+func (st *ReplicaSet) SetObject(rs *appsv1.ReplicaSet) { st.Obj = rs }
