@@ -51,13 +51,15 @@
 //   - sim (this package): the simulator. By file: scenario.go, steps.go,
 //     podsteps.go, builder.go, variant.go, outcome.go (the scenario format
 //     and its steps); state.go (a run that starts from a cluster's
-//     state: its objects stored as they are, its pods' next moves);
+//     state: its objects stored as they are; what its pods do next is the
+//     cluster model's);
 //     queue.go (the engine's events and work-queue keys); sim.go (the
-//     engine loop, the Deployment controller shell on rollout.Planner,
-//     each API-server write with what its watchers see: informers, the
-//     write log, metrics); store.go (the store's rules of in-place
-//     writes); engine.go (what the cluster model asks of the engine, and
-//     the ReplicaSet controller's work-queue shell); informer.go (the
+//     engine loop); deployment.go (the Deployment controller shell on
+//     rollout.Planner); writes.go (each API-server write with what its
+//     watchers see: the cluster's record, informers, the write log,
+//     metrics); store.go (the store's rules of in-place writes);
+//     cluster.go (the engine's side of the cluster model: what the model
+//     asks of it, the ReplicaSet controller's work-queue shell); informer.go (the
 //     Deployment controller's informer delay); restart.go (the restart
 //     controller shell);
 //     trace.go, explain.go, stop.go, events.go, writelog.go, svg.go (what a

@@ -1,0 +1,304 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/apiserver"
+	"github.com/deploymath/deploymath/sim/internal/cluster"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// The API server's writes of Deployments and ReplicaSets (package
+// apiserver) and what their watchers see: the cluster model's record,
+// the informers of both controllers, the write log, the metrics, the
+// restart controller.
+
+func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
+	if obj == nil {
+		return fmt.Errorf("create replicaset: nil object")
+	}
+	st, err := s.st.CreateReplicaSet(obj, s.stamp(), func(key string, rs *appsv1.ReplicaSet) *cluster.ReplicaSet {
+		return cluster.NewReplicaSet(key, rs, s.wq.Item(queueKey{Ctrl: ctrlReplicaSet, Name: key}))
+	})
+	if err != nil {
+		return err
+	}
+	rs := st.Obj
+	s.syncRSState(st, rs)
+	s.logReplicaSetWrite(s.by(), "create", rs)
+	s.informReplicaSet(rs, false)
+	s.rsChanged(nil, rs)
+	return nil
+}
+
+// updateReplicaSet writes metadata and spec (the main resource; status is
+// kept), with optimistic concurrency on a non-empty resourceVersion. owned
+// says obj was allocated for the caller (a plan's ReplicaSet write, see
+// rollout.UpdateReplicaSet) and may be stored as it is.
+func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
+	if obj == nil {
+		return fmt.Errorf("update replicaset: nil object")
+	}
+	st, old, err := s.st.UpdateReplicaSet(obj, owned)
+	if err != nil {
+		return err
+	}
+	rs := st.Obj
+	s.syncRSState(st, rs)
+	s.logReplicaSetWrite(s.by(), "update", rs)
+	s.informReplicaSet(rs, false)
+	s.rsChanged(old, rs)
+	return nil
+}
+
+// scaleReplicaSet is updateReplicaSet(obj, false) for a plan's scale,
+// which changes spec.replicas and the replicas annotations of the stored
+// ReplicaSet and nothing else of its metadata: when nothing keeps stored
+// ReplicaSets across a write (no invariant checker, whose captures hold
+// them, and no informer delay, whose cache holds them), obj is copied into
+// the stored object, as the ReplicaSet controller's status writes are,
+// instead of a new one.
+func (s *Sim) scaleReplicaSet(obj *appsv1.ReplicaSet) error {
+	if s.checks != nil || s.delayed() || obj == nil {
+		return s.updateReplicaSet(obj, false)
+	}
+	st, done, err := s.st.ScaleReplicaSetInPlace(obj)
+	if !done {
+		return s.updateReplicaSet(obj, false)
+	}
+	if err != nil {
+		return err
+	}
+	rs := st.Obj
+	s.syncRSState(st, rs)
+	s.logReplicaSetWrite(s.by(), "update", rs)
+	// rsChanged(rs, rs): the owner references are the same
+	s.rsStatusChanged(rs, st)
+	return nil
+}
+
+// deleteReplicaSet deletes a ReplicaSet with a UID precondition; the garbage
+// collector then deletes its pods gracefully (background propagation).
+func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
+	st, err := s.st.DeleteReplicaSet(namespace, name, uid)
+	if err != nil {
+		return err
+	}
+	old := st.Obj
+	s.logReplicaSetWrite(s.by(), "delete", old)
+	s.informReplicaSet(old, true)
+	s.c.Delete(st)
+	s.rsChanged(old, nil)
+	return nil
+}
+
+// rsChanged is the informer fan-out of a ReplicaSet change: the ReplicaSet
+// controller queues the ReplicaSet, the Deployment controller queues the
+// owning Deployment(s), or for an orphan every Deployment selecting it.
+func (s *Sim) rsChanged(old, cur *appsv1.ReplicaSet) {
+	s.notifyOwners(old, cur)
+	if cur != nil {
+		if st := s.st.ReplicaSets[s.st.Key(cur.Namespace, cur.Name)]; st != nil {
+			s.notifyItem(st.Item)
+		} else {
+			s.notifyRS(s.st.Key(cur.Namespace, cur.Name))
+		}
+	}
+}
+
+// notifyOwners is the Deployment controller's part of a ReplicaSet
+// change's fan-out: the Deployment that controls old or cur, or, for an
+// orphan, every Deployment whose selector matches it.
+func (s *Sim) notifyOwners(old, cur *appsv1.ReplicaSet) {
+	var seenBuf [4]string
+	seen := seenBuf[:0] // Deployments queued so far (usually one)
+	for _, rs := range [2]*appsv1.ReplicaSet{old, cur} {
+		if rs == nil {
+			continue
+		}
+		if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
+			if ref.Kind == "Deployment" {
+				key := s.st.Key(rs.Namespace, ref.Name)
+				s.met.touch(key)
+				if d := s.st.Deployments[key]; d != nil && d.UID == ref.UID && !slices.Contains(seen, key) {
+					seen = append(seen, key)
+					s.notifyDeployment(key)
+				}
+			}
+			continue
+		}
+		for _, key := range sortedKeys(s.st.Deployments) {
+			d := s.st.Deployments[key]
+			if d.Namespace == rs.Namespace && !slices.Contains(seen, key) && deploymentSelects(d, rs.Labels) {
+				seen = append(seen, key)
+				s.notifyDeployment(key)
+			}
+		}
+	}
+}
+
+// rsStatusChanged is rsChanged(nil, rs) for a status write of rs, whose
+// state is st: the owner's key and work-queue item come from st (a status
+// write changes no owner reference) instead of map look-ups.
+func (s *Sim) rsStatusChanged(rs *appsv1.ReplicaSet, st *cluster.ReplicaSet) {
+	ref := metav1.GetControllerOfNoCopy(rs)
+	if ref == nil || ref.Kind != "Deployment" || st.OwnerItem == nil {
+		s.rsChanged(nil, rs)
+		return
+	}
+	s.met.touch(st.OwnerKey)
+	if d := s.st.Deployments[st.OwnerKey]; d != nil && d.UID == ref.UID && !s.quietForController() {
+		s.notifyItem(st.OwnerItem)
+	}
+	s.notifyItem(st.Item)
+}
+
+// syncRSState refreshes the cluster's record of a ReplicaSet after a
+// write stored rs (package cluster: its controller, minReadySeconds), and
+// the work-queue item of its controlling Deployment.
+func (s *Sim) syncRSState(st *cluster.ReplicaSet, rs *appsv1.ReplicaSet) {
+	s.c.Refresh(st, rs)
+	st.OwnerItem = nil
+	if st.OwnerKey != "" {
+		st.OwnerItem = s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: st.OwnerKey})
+	}
+}
+
+// createDeployment stores a new Deployment, defaulted as the API server
+// defaults every write (rollout.Default: the v1.37 defaults, pod template
+// included, so ReplicaSet names are a cluster's).
+func (s *Sim) createDeployment(d *appsv1.Deployment) error {
+	d = rollout.Default(d) // a copy
+	key, err := s.st.CreateDeployment(d, s.stamp())
+	if err != nil {
+		return err
+	}
+	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
+	s.logDeploymentWrite("create", d)
+	s.informDeployment(key, d)
+	s.notifyDeployment(key)
+	s.met.touch(key)
+	s.observeRestart(d)
+	if s.checks != nil {
+		s.checks.userChange(key)
+	}
+	return nil
+}
+
+// writeDeploymentSpec stores a user's change of a Deployment (metadata and
+// spec), defaulted as the API server defaults every write (an edit of a
+// stored object changes no default, but an edit may add a container, a
+// probe or a volume), bumping generation when the spec or the annotations
+// changed (the apps registry's rule: annotations are copied to
+// ReplicaSets).
+func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
+	d = rollout.Default(d)
+	key := s.st.ReplaceDeployment(old, d)
+	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
+	if s.syncDep == old {
+		s.syncDep = nil // replaced
+	}
+	s.logDeploymentWrite("update", d)
+	s.informDeployment(key, d)
+	s.notifyDeployment(key)
+	s.met.touch(key)
+	s.observeRestart(d)
+}
+
+// storedForWrite returns the stored Deployment that a write of obj
+// replaces, and its key, after the API server's checks.
+func (s *Sim) storedForWrite(obj *appsv1.Deployment, verb string) (*appsv1.Deployment, string, error) {
+	if obj == nil {
+		return nil, "", fmt.Errorf("%s: nil object", verb)
+	}
+	return s.st.WritableDeployment(obj)
+}
+
+func (s *Sim) updateDeployment(obj *appsv1.Deployment) error {
+	old, _, err := s.storedForWrite(obj, "update deployment")
+	if err != nil {
+		return err
+	}
+	d := rollout.Default(obj)
+	s.writeDeploymentSpec(old, d)
+	return nil
+}
+
+// updateDeploymentStatus writes the status subresource: status and, as the
+// apps registry does, metadata.annotations; the rest of obj is ignored. The
+// planner ([rollout.Planner]) reuses the Deployment it wrote at its next
+// plan, so its status and annotations are copied into the stored
+// Deployment, which is updated in place — like the ReplicaSet controller's
+// status writes, an exception to "stored objects are never modified in
+// place" (see store): nothing keeps a stored Deployment across a write, and
+// the invariant checker captures a copy.
+func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
+	var old *appsv1.Deployment
+	var key string
+	it := s.syncItem
+	if d := s.syncDep; it != nil && d != nil && obj != nil && obj.Name == d.Name && obj.Namespace == d.Namespace {
+		// the synced Deployment's own write: the sync read the stored object
+		old, key = d, it.Key.Name
+		if obj.ResourceVersion != "" && obj.ResourceVersion != old.ResourceVersion {
+			return apiserver.Conflict("deployments.apps", obj.Name)
+		}
+	} else {
+		var err error
+		if old, key, err = s.storedForWrite(obj, "update deployment status"); err != nil {
+			return err
+		}
+		it = s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key})
+	}
+	s.st.WriteDeploymentStatus(old, obj, s.storeConditions(it, old, old.Status.Conditions, obj.Status.Conditions))
+	s.logDeploymentWrite("status", old)
+	s.informDeployment(key, old)
+	if !s.quietForController() {
+		s.notifyItem(it)
+	}
+	s.met.touch(key)
+	s.observeRestart(old)
+	return nil
+}
+
+// storeConditions returns the conditions a status write stores in d (the
+// Deployment of the work-queue item it), whose conditions were prev, from
+// conds: the plan's (which the Planner reuses at its next plan, see
+// rollout.Planner) or prev itself. They are copied, times cut to the
+// second as the API server stores them, into d's own array, which the
+// simulator allocated for this Deployment object and edits in place from
+// one status write to the next (the invariant checker captures a copy;
+// nothing else keeps a stored Deployment's conditions across a write).
+// With an informer delay, whose cache holds shallow copies of the written
+// objects, each write gets a new array.
+func (s *Sim) storeConditions(it *wqItem, d *appsv1.Deployment, prev, conds []appsv1.DeploymentCondition) []appsv1.DeploymentCondition {
+	if len(conds) == 0 {
+		return conds
+	}
+	var out []appsv1.DeploymentCondition
+	if !s.delayed() && it.X.CondsOwner == d && cap(prev) >= len(conds) {
+		out = prev[:len(conds)]
+	} else {
+		out = make([]appsv1.DeploymentCondition, len(conds), max(len(conds), 4))
+		if !s.delayed() {
+			it.X.CondsOwner = d
+		}
+	}
+	if &out[0] == &conds[0] {
+		return out // unchanged: the plan shared them (cut already)
+	}
+	copy(out, conds)
+	for i := range out {
+		c := &out[i]
+		if c.LastUpdateTime.Nanosecond() != 0 {
+			c.LastUpdateTime = truncTime(c.LastUpdateTime)
+		}
+		if c.LastTransitionTime.Nanosecond() != 0 {
+			c.LastTransitionTime = truncTime(c.LastTransitionTime)
+		}
+	}
+	return out
+}
