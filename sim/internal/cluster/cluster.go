@@ -127,6 +127,7 @@ func New(cfg Config, e Engine, rng *rand.Rand, st *Store) *Cluster {
 // TimerKind says what a timer does when it fires.
 type TimerKind uint8
 
+// The timers of pods and nodes.
 const (
 	PodRunning   TimerKind = iota + 1 // containers started
 	PodReady                          // readiness probe passed
@@ -164,7 +165,7 @@ func (c *Cluster) Fire(t Timer) {
 
 // podTimer schedules a timer of p after a delay.
 func (c *Cluster) podTimer(p *Pod, kind TimerKind, after time.Duration) {
-	c.e.Schedule(c.e.Now()+after, Timer{Kind: kind, Pod: p, Gen: p.Gen})
+	c.e.Schedule(c.e.Now()+after, Timer{Kind: kind, Pod: p, Gen: p.gen})
 }
 
 // nodeTimer schedules a timer of n after a delay.
@@ -203,13 +204,13 @@ func (t *Timer) PodGen() uint32 {
 	if t.Pod == nil {
 		return 0
 	}
-	return t.Pod.Gen
+	return t.Pod.gen
 }
 
 // RankWord: see PodGen.
 func (t *Timer) RankWord() uint64 {
-	if p := t.Pod; p != nil && p.RS != nil && p.idx < len(p.RS.Hot) {
-		return p.RS.Hot[p.idx]
+	if p := t.Pod; p != nil && p.RS != nil && p.idx < len(p.RS.hot) {
+		return p.RS.hot[p.idx]
 	}
 	return 0
 }

@@ -23,7 +23,7 @@ const crashAfter = time.Second
 // containers did.
 func (c *Cluster) podTimerFired(t Timer) {
 	p := t.Pod
-	if p == nil || p.gone || p.Gen != t.Gen {
+	if p == nil || p.gone || p.gen != t.Gen {
 		return // stale: the pod changed since the timer was set
 	}
 	if p.Node != nil && p.Node.Unreachable && t.Kind != PodAvailable {
@@ -147,7 +147,7 @@ func (c *Cluster) SetPodPhase(p *Pod, phase corev1.PodPhase) error {
 	case corev1.PodSucceeded, corev1.PodFailed:
 		p.Ready, p.Available = false, false
 		if p.Node != nil {
-			p.Node.Used-- // the scheduler ignores terminated pods
+			p.Node.used-- // the scheduler ignores terminated pods
 		}
 		c.account(p, before)
 		c.retrySchedule()

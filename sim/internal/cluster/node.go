@@ -11,8 +11,8 @@ import (
 type Node struct {
 	Name     string
 	Capacity int
-	// Used counts the pods bound to the node that have not finished.
-	Used int
+	// used counts the pods bound to the node that have not finished.
+	used int
 	// Down: the node failed (its pods lost readiness).
 	Down bool
 	// Unreachable: the kubelet does not report (pod timers are dropped);

@@ -15,11 +15,12 @@ import (
 // FailureMode is how the containers of a pod behave.
 type FailureMode uint8
 
+// The failure modes.
 const (
-	ModeHealthy    FailureMode = iota
-	ModeCrashLoop              // starts, crashes, restarts with back-off, never ready
-	ModeNeverReady             // runs, readiness probe never passes
-	ModePullError              // image cannot be pulled: stays Pending
+	ModeHealthy    FailureMode = iota // starts, becomes ready, keeps running
+	ModeCrashLoop                     // starts, crashes, restarts with back-off, never ready
+	ModeNeverReady                    // runs, readiness probe never passes
+	ModePullError                     // image cannot be pulled: stays Pending
 )
 
 // Pod is the model of a pod: only what the controllers look at.
@@ -29,8 +30,8 @@ const (
 // a 64-byte stride: a pod's timer, which lands at a random moment long
 // after the pod was last touched, then costs one cache line.
 type Pod struct {
-	// Gen is bumped on every state change; timers set before are stale.
-	Gen uint32
+	// gen is bumped on every state change; timers set before are stale.
+	gen uint32
 	// Terminating is set once the pod is deleted (deletionTimestamp).
 	Terminating bool
 	gone        bool
@@ -119,7 +120,7 @@ func (p *Pod) flags() podFlags {
 // pod informer would.
 func (c *Cluster) account(p *Pod, before podFlags) {
 	after := p.flags()
-	p.Gen++
+	p.gen++
 	if c.quotas != nil {
 		c.countQuotaPod(p, before, after)
 	}
@@ -183,7 +184,7 @@ func (c *Cluster) createPod(rs *appsv1.ReplicaSet, st *ReplicaSet) error {
 	c.st.Pods[name] = p
 	st.Pods = append(st.Pods, p)
 	st.meta = append(st.meta, ranking.Pod{})
-	st.Hot = append(st.Hot, 0)
+	st.hot = append(st.hot, 0)
 	c.Stats.PodsCreated++
 	c.account(p, podFlags{})
 	c.schedule(p)
@@ -252,11 +253,11 @@ func (c *Cluster) removePod(p *Pod) {
 		st.Pods = st.Pods[:last]
 		st.meta[p.idx] = st.meta[last]
 		st.meta = st.meta[:last]
-		st.Hot[p.idx] = st.Hot[last]
-		st.Hot = st.Hot[:last]
+		st.hot[p.idx] = st.hot[last]
+		st.hot = st.hot[:last]
 	}
 	if p.Node != nil && !before.terminal {
-		p.Node.Used-- // a terminal pod gave its room back already
+		p.Node.used-- // a terminal pod gave its room back already
 	}
 	c.account(p, before)
 	if st := p.RS; st != nil {

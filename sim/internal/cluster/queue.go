@@ -8,6 +8,7 @@ import (
 // Controller names the controller a work-queue key belongs to.
 type Controller uint8
 
+// The controllers with work-queue keys.
 const (
 	DeploymentController Controller = iota
 	ReplicaSetController

@@ -29,8 +29,8 @@ type ReplicaSet struct {
 	// Pods are the pods the ReplicaSet controls, in no particular order.
 	Pods []*Pod
 	meta []ranking.Pod // meta[i] is the ranking data of Pods[i]
-	// Hot[i] is ranking.Word(&meta[i]): scanned first by the ranking.
-	Hot      []uint64
+	// hot[i] is ranking.Word(&meta[i]): scanned first by the ranking.
+	hot      []uint64
 	colo     []int32 // active pods of the owner per node slot, shared by its ReplicaSets
 	minReady time.Duration
 
@@ -255,7 +255,7 @@ func ReplicaFailure(conds []appsv1.ReplicaSetCondition) *appsv1.ReplicaSetCondit
 // podsToDelete picks n active pods of st to delete, in the ReplicaSet
 // controller's order (package ranking).
 func (c *Cluster) podsToDelete(st *ReplicaSet, n int) []*Pod {
-	idx := c.picker.Pick(st.meta, st.Hot, st.colo, int(st.Active), n, c.e.Now())
+	idx := c.picker.Pick(st.meta, st.hot, st.colo, int(st.Active), n, c.e.Now())
 	out := make([]*Pod, len(idx))
 	for i, j := range idx {
 		out[i] = st.Pods[j]
@@ -266,7 +266,7 @@ func (c *Cluster) podsToDelete(st *ReplicaSet, n int) []*Pod {
 // setMeta stores the ranking data of Pods[i].
 func (st *ReplicaSet) setMeta(i int, m ranking.Pod) {
 	st.meta[i] = m
-	st.Hot[i] = ranking.Word(&m)
+	st.hot[i] = ranking.Word(&m)
 }
 
 // rankMeta is what the deletion ranking reads of p.

@@ -6,12 +6,12 @@ func (c *Cluster) schedule(p *Pod) bool {
 	n := len(c.Nodes)
 	for i := 0; i < n; i++ {
 		node := c.Nodes[(c.next+i)%n]
-		if !node.schedulable() || node.Used >= node.Capacity {
+		if !node.schedulable() || node.used >= node.Capacity {
 			continue
 		}
 		c.next = (c.next + i + 1) % n
 		before := p.flags()
-		node.Used++
+		node.used++
 		p.Node = node
 		c.account(p, before)
 		switch p.Mode {

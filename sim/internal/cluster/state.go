@@ -20,6 +20,7 @@ var (
 // trace's notes.
 type Assumption uint8
 
+// The assumptions.
 const (
 	AssumeNothing Assumption = iota // the pod goes on as it shows
 	AssumeStart                     // not started: starts as Config.Startup says
@@ -84,10 +85,10 @@ func (c *Cluster) LoadPod(pod *corev1.Pod, st *ReplicaSet, uidNum uint64, at fun
 	c.st.Pods[p.Name] = p
 	st.Pods = append(st.Pods, p)
 	st.meta = append(st.meta, ranking.Pod{})
-	st.Hot = append(st.Hot, 0)
+	st.hot = append(st.hot, 0)
 	c.account(p, podFlags{})
 	if p.Node != nil && !p.Terminal() {
-		p.Node.Used++
+		p.Node.used++
 	}
 	switch {
 	case p.Terminating:
