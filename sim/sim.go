@@ -193,11 +193,9 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	}
 	s.trace.fullStops = o.FullStops
 	s.q.q.OnInstant = s.q.touchInstant
-	hint := podsHint(sc)
-	s.st.Pods = make(map[string]*cluster.Pod, hint)
 	// room for a start-up timer per replica, all queued at once when the
 	// Deployments are created
-	s.q.q.Grow(hint / 2)
+	s.q.q.Grow(podsHint(sc) / 2)
 	s.c = cluster.New(clusterConfig(sc, o), (*engine)(s), s.rng, s.st)
 	for _, n := range sc.Cluster.Nodes {
 		s.c.AddNode(n.Name, n.Capacity, true)
@@ -224,15 +222,11 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	return s, nil
 }
 
-// podsHint is the room the pods map starts with (and half of it the event
-// queue's): twice the replicas of the scenario's Deployments (a rollout
-// with maxSurge 100% doubles them), at most 524,288 (beyond, the map and
-// the queue grow as before: presizing them for a million replicas would
-// cost more peak memory than the rehashing costs time). A map sized for
-// its pods from the start does not grow while they are created, and
-// deletions in its sparse groups leave empty slots instead of tombstones
-// that make it rehash again and again (the 150k rollout creates 300,000
-// pods and deletes 150,000).
+// podsHint is twice the room the event queue starts with: twice the
+// replicas of the scenario's Deployments (a rollout with maxSurge 100%
+// doubles them), at most 524,288 (beyond, the queue grows as before:
+// presizing it for a million replicas would cost more peak memory than
+// growing costs time).
 func podsHint(sc *Scenario) int {
 	n := 0
 	for _, d := range sc.deployments {

@@ -214,7 +214,7 @@ func TestReplicaSetController(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.runUntil(3 * time.Minute)
-	if _, still := s.st.Pods[notReady]; still {
+	if s.c.Pod(notReady) != nil {
 		t.Fatalf("scale-down kept the not-ready pod %s", notReady)
 	}
 	if st := s.st.ReplicaSet("default/web-1").Status; st.Replicas != 3 || st.AvailableReplicas != 3 {

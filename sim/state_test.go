@@ -226,9 +226,9 @@ func TestStatePods(t *testing.T) {
 		return s
 	}
 	s := at(4 * time.Second)
-	a, b, c, o := s.st.Pods[pods[0].Name], s.st.Pods[pods[1].Name], s.st.Pods[pods[2].Name], s.st.Pods[old.Name]
-	if a == nil || b == nil || c == nil || o == nil || s.st.Pods[orphan.Name] != nil {
-		t.Fatalf("loaded pods: %v", s.st.Pods)
+	a, b, c, o := s.c.Pod(pods[0].Name), s.c.Pod(pods[1].Name), s.c.Pod(pods[2].Name), s.c.Pod(old.Name)
+	if a == nil || b == nil || c == nil || o == nil || s.c.Pod(orphan.Name) != nil {
+		t.Fatalf("loaded pods: %d", s.c.PodCount())
 	}
 	if a.Created != -20*time.Minute || !a.Ready || a.Available || a.ReadyAt != -5*time.Second {
 		t.Errorf("pod a at 4s: created %v ready %v (at %v) available %v; want created -20m, ready at -5s, not yet available", a.Created, a.Ready, a.ReadyAt, a.Available)
@@ -254,9 +254,9 @@ func TestStatePods(t *testing.T) {
 	}
 
 	s = at(30 * time.Second)
-	a, b, c = s.st.Pods[pods[0].Name], s.st.Pods[pods[1].Name], s.st.Pods[pods[2].Name]
-	if !a.Available || !b.Available || c.Phase != corev1.PodPending || s.st.Pods[old.Name] != nil {
-		t.Errorf("at 30s: a available %v, b available %v, c %s, terminating pod still there %v", a.Available, b.Available, c.Phase, s.st.Pods[old.Name] != nil)
+	a, b, c = s.c.Pod(pods[0].Name), s.c.Pod(pods[1].Name), s.c.Pod(pods[2].Name)
+	if !a.Available || !b.Available || c.Phase != corev1.PodPending || s.c.Pod(old.Name) != nil {
+		t.Errorf("at 30s: a available %v, b available %v, c %s, terminating pod still there %v", a.Available, b.Available, c.Phase, s.c.Pod(old.Name) != nil)
 	}
 }
 

@@ -469,7 +469,7 @@ func (m *metrics) step(s *Sim) {
 	m.start = s.now
 	m.lastAt = s.now
 	m.scaling = 0
-	m.peak = len(s.st.Pods)
+	m.peak = s.c.PodCount()
 	m.minAvail = -1
 	m.below = 0
 }
@@ -494,7 +494,7 @@ func (m *metrics) observe(s *Sim) {
 		m.below += s.now - m.lastAt
 	}
 	m.lastAt = s.now
-	m.peak = max(m.peak, len(s.st.Pods))
+	m.peak = max(m.peak, s.c.PodCount())
 	m.refresh(s)
 	below, complete, avail := m.nBelow > 0, m.nIncomplete == 0, m.total
 	if m.minAvail < 0 || avail < m.minAvail {

@@ -1,13 +1,15 @@
 // Package apiserver is the simulator's in-memory API server store:
-// Deployments, ReplicaSets, pods, ConfigMaps and Secrets by
-// "namespace/name", with the identities the API server gives them
-// (resourceVersions from one counter, UIDs that compare like their
-// counter), its error wording, and the indexes the controllers read (the
-// ReplicaSets of a namespace by name, the Deployment keys in order).
+// Deployments, ReplicaSets, ConfigMaps and Secrets by "namespace/name",
+// with the identities the API server gives them (resourceVersions from one
+// counter, UIDs that compare like their counter), its error wording, and
+// the indexes the controllers read (the ReplicaSets of a namespace by
+// name, the Deployment keys in order). Pods are the cluster model's (with
+// their names: see sim/internal/cluster), which draws their UIDs and
+// resourceVersions from this store's counters.
 //
-// The store keeps, for each ReplicaSet and each pod, the record the
-// simulator's cluster model keeps for it (type parameters R and P): one
-// look-up finds both the stored object and the runtime state beside it.
+// The store keeps, for each ReplicaSet, the record the simulator's
+// cluster model keeps for it (type parameter R): one look-up finds both
+// the stored object and the runtime state beside it.
 //
 // The writes of Deployments and ReplicaSets (writes.go) are the API
 // server's: existence, resourceVersion and UID preconditions, what a write
@@ -48,7 +50,7 @@ type Record interface {
 // state: the simulator reads and writes them directly, and keeps
 // DeploymentKeys and ByNamespace in step through AddDeploymentKey, Index
 // and Unindex.
-type Store[R Record, P any] struct {
+type Store[R Record] struct {
 	Deployments map[string]*appsv1.Deployment
 	// DeploymentKeys are the keys of Deployments, sorted.
 	DeploymentKeys []string
@@ -59,8 +61,6 @@ type Store[R Record, P any] struct {
 	ByNamespace map[string][]R
 	ConfigMaps  map[string]*corev1.ConfigMap
 	Secrets     map[string]*corev1.Secret
-	// Pods are the records of the pods, by name.
-	Pods map[string]P
 
 	rv, uid int64
 	keys    map[nsName]string // interned "namespace/name" keys
@@ -72,13 +72,12 @@ type Store[R Record, P any] struct {
 type nsName struct{ namespace, name string }
 
 // New returns an empty store.
-func New[R Record, P any]() *Store[R, P] {
-	return &Store[R, P]{
+func New[R Record]() *Store[R] {
+	return &Store[R]{
 		Deployments: map[string]*appsv1.Deployment{},
 		ReplicaSets: map[string]R{},
 		ConfigMaps:  map[string]*corev1.ConfigMap{},
 		Secrets:     map[string]*corev1.Secret{},
-		Pods:        map[string]P{},
 		ByNamespace: map[string][]R{},
 		keys:        map[nsName]string{},
 	}
@@ -86,7 +85,7 @@ func New[R Record, P any]() *Store[R, P] {
 
 // Key returns "namespace/name", interned: looking a key up allocates
 // nothing once it has been made.
-func (s *Store[R, P]) Key(namespace, name string) string {
+func (s *Store[R]) Key(namespace, name string) string {
 	if k, ok := s.keys[nsName{namespace, name}]; ok {
 		return k
 	}
@@ -96,7 +95,7 @@ func (s *Store[R, P]) Key(namespace, name string) string {
 }
 
 // AddDeploymentKey adds k to DeploymentKeys (once).
-func (s *Store[R, P]) AddDeploymentKey(k string) {
+func (s *Store[R]) AddDeploymentKey(k string) {
 	i, found := slices.BinarySearch(s.DeploymentKeys, k)
 	if !found {
 		s.DeploymentKeys = slices.Insert(s.DeploymentKeys, i, k)
@@ -104,7 +103,7 @@ func (s *Store[R, P]) AddDeploymentKey(k string) {
 }
 
 // ReplicaSet returns the stored ReplicaSet under key, or nil.
-func (s *Store[R, P]) ReplicaSet(key string) *appsv1.ReplicaSet {
+func (s *Store[R]) ReplicaSet(key string) *appsv1.ReplicaSet {
 	if r, ok := s.ReplicaSets[key]; ok {
 		return r.Object()
 	}
@@ -113,14 +112,14 @@ func (s *Store[R, P]) ReplicaSet(key string) *appsv1.ReplicaSet {
 
 // Index adds r to its namespace's ReplicaSets; Unindex removes the one of
 // key.
-func (s *Store[R, P]) Index(namespace string, r R) {
+func (s *Store[R]) Index(namespace string, r R) {
 	ns := s.ByNamespace[namespace]
 	i, _ := slices.BinarySearchFunc(ns, r.Key(), func(e R, k string) int { return cmp.Compare(e.Key(), k) })
 	s.ByNamespace[namespace] = slices.Insert(ns, i, r)
 }
 
 // Unindex removes the ReplicaSet of key from its namespace's.
-func (s *Store[R, P]) Unindex(namespace, key string) {
+func (s *Store[R]) Unindex(namespace, key string) {
 	ns := s.ByNamespace[namespace]
 	if i, found := slices.BinarySearchFunc(ns, key, func(e R, k string) int { return cmp.Compare(e.Key(), k) }); found {
 		s.ByNamespace[namespace] = slices.Delete(ns, i, i+1)
@@ -130,7 +129,7 @@ func (s *Store[R, P]) Unindex(namespace, key string) {
 // ReplicaSetsIn returns the ReplicaSets of a namespace sorted by name, in
 // a buffer that the next call reuses: the caller must be done with the
 // slice before it calls again (a plan does not keep its snapshot).
-func (s *Store[R, P]) ReplicaSetsIn(namespace string) []*appsv1.ReplicaSet {
+func (s *Store[R]) ReplicaSetsIn(namespace string) []*appsv1.ReplicaSet {
 	records := s.ByNamespace[namespace]
 	if len(records) == 0 {
 		return nil
@@ -146,7 +145,7 @@ func (s *Store[R, P]) ReplicaSetsIn(namespace string) []*appsv1.ReplicaSet {
 
 // OwnedReplicaSets returns the ReplicaSets whose controller is d, oldest
 // first (creation time, then name).
-func (s *Store[R, P]) OwnedReplicaSets(d *appsv1.Deployment) []*appsv1.ReplicaSet {
+func (s *Store[R]) OwnedReplicaSets(d *appsv1.Deployment) []*appsv1.ReplicaSet {
 	var out []*appsv1.ReplicaSet
 	for _, r := range s.ByNamespace[d.Namespace] {
 		if r.ControllerUID() == string(d.UID) {
@@ -163,7 +162,7 @@ func (s *Store[R, P]) OwnedReplicaSets(d *appsv1.Deployment) []*appsv1.ReplicaSe
 }
 
 // NextRV returns the next resourceVersion.
-func (s *Store[R, P]) NextRV() string {
+func (s *Store[R]) NextRV() string {
 	s.rv++
 	var b [20]byte
 	return s.Str(strconv.AppendInt(b[:0], s.rv, 10))
@@ -176,7 +175,7 @@ const strChunk = 4096
 // string bytes (a new chunk when it is used up): one allocation for many
 // resourceVersions, UIDs and pod names instead of one each. The bytes of a
 // returned string are never written again.
-func (s *Store[R, P]) Str(b []byte) string {
+func (s *Store[R]) Str(b []byte) string {
 	if len(b) == 0 || len(b) > strChunk/4 {
 		return string(b)
 	}
@@ -190,14 +189,14 @@ func (s *Store[R, P]) Str(b []byte) string {
 }
 
 // NextUID returns the next UID.
-func (s *Store[R, P]) NextUID() types.UID {
+func (s *Store[R]) NextUID() types.UID {
 	uid, _ := s.NextUIDNum()
 	return uid
 }
 
 // NextUIDNum returns the next UID and the counter it is made from; UIDs
 // compare as strings like their counters (fixed-width hex).
-func (s *Store[R, P]) NextUIDNum() (types.UID, uint64) {
+func (s *Store[R]) NextUIDNum() (types.UID, uint64) {
 	s.uid++
 	var b [36]byte
 	copy(b[:], "00000000-0000-4000-8000-")

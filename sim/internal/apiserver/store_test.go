@@ -29,7 +29,7 @@ func newRec(ns, name, owner string, created time.Duration) *rec {
 // TestUIDOrder: UIDs compare as strings like the counters they are made
 // from, which the simulator's deletion ranking relies on.
 func TestUIDOrder(t *testing.T) {
-	s := New[*rec, int]()
+	s := New[*rec]()
 	var prev types.UID
 	for i := 0; i < 5000; i++ {
 		uid, n := s.NextUIDNum()
@@ -50,7 +50,7 @@ func TestUIDOrder(t *testing.T) {
 // unique, a namespace's ReplicaSets kept by key, the owned ones oldest
 // first.
 func TestKeysAndIndexes(t *testing.T) {
-	s := New[*rec, int]()
+	s := New[*rec]()
 	if a, b := s.Key("ns", "web"), s.Key("ns", "web"); a != "ns/web" || a != b {
 		t.Errorf("Key = %q, %q", a, b)
 	}

@@ -25,7 +25,7 @@ func namespaced(ns string) string {
 // CreateReplicaSet stores a copy of obj (namespace "default" when unset)
 // with a new UID and resourceVersion, generation 1, creation time now and
 // an empty status, under a record made by newRecord, which it returns.
-func (s *Store[R, P]) CreateReplicaSet(obj *appsv1.ReplicaSet, now metav1.Time, newRecord func(key string, rs *appsv1.ReplicaSet) R) (R, error) {
+func (s *Store[R]) CreateReplicaSet(obj *appsv1.ReplicaSet, now metav1.Time, newRecord func(key string, rs *appsv1.ReplicaSet) R) (R, error) {
 	var zero R
 	c := *obj
 	rs := &c
@@ -48,7 +48,7 @@ func (s *Store[R, P]) CreateReplicaSet(obj *appsv1.ReplicaSet, now metav1.Time, 
 // writableReplicaSet returns the record of the stored ReplicaSet that a
 // write of obj replaces, after the API server's checks: it exists, and
 // obj's resourceVersion and UID (when set) are the stored ones.
-func (s *Store[R, P]) writableReplicaSet(obj *appsv1.ReplicaSet) (R, string, error) {
+func (s *Store[R]) writableReplicaSet(obj *appsv1.ReplicaSet) (R, string, error) {
 	var zero R
 	ns := namespaced(obj.Namespace)
 	r, ok := s.ReplicaSets[s.Key(ns, obj.Name)]
@@ -72,7 +72,7 @@ func stale(obj, old *appsv1.ReplicaSet) bool {
 // resourceVersion or UID. owned says obj may be stored as it is (it was
 // allocated for the write); otherwise a copy is. It returns the record and
 // the object the write replaced.
-func (s *Store[R, P]) UpdateReplicaSet(obj *appsv1.ReplicaSet, owned bool) (R, *appsv1.ReplicaSet, error) {
+func (s *Store[R]) UpdateReplicaSet(obj *appsv1.ReplicaSet, owned bool) (R, *appsv1.ReplicaSet, error) {
 	r, ns, err := s.writableReplicaSet(obj)
 	if err != nil {
 		return r, nil, err
@@ -96,7 +96,7 @@ func (s *Store[R, P]) UpdateReplicaSet(obj *appsv1.ReplicaSet, owned bool) (R, *
 // reports false, having done nothing, when obj changes the owner
 // references (not the same array as the stored ones: a plan's copy shares
 // it); the caller then updates.
-func (s *Store[R, P]) ScaleReplicaSetInPlace(obj *appsv1.ReplicaSet) (R, bool, error) {
+func (s *Store[R]) ScaleReplicaSetInPlace(obj *appsv1.ReplicaSet) (R, bool, error) {
 	var zero R
 	ns := namespaced(obj.Namespace)
 	r, ok := s.ReplicaSets[s.Key(ns, obj.Name)]
@@ -142,7 +142,7 @@ func keepStored(rs, stored *appsv1.ReplicaSet, ns string, bump bool) {
 
 // DeleteReplicaSet deletes a ReplicaSet with a UID precondition (when uid
 // is set) and returns its record; its object is the deleted one.
-func (s *Store[R, P]) DeleteReplicaSet(namespace, name string, uid types.UID) (R, error) {
+func (s *Store[R]) DeleteReplicaSet(namespace, name string, uid types.UID) (R, error) {
 	var zero R
 	namespace = namespaced(namespace)
 	key := namespace + "/" + name
@@ -161,7 +161,7 @@ func (s *Store[R, P]) DeleteReplicaSet(namespace, name string, uid types.UID) (R
 // CreateDeployment stores d (already defaulted, and the caller's to
 // keep) as a new Deployment with a new UID and resourceVersion,
 // generation 1, creation time now and an empty status. It returns its key.
-func (s *Store[R, P]) CreateDeployment(d *appsv1.Deployment, now metav1.Time) (string, error) {
+func (s *Store[R]) CreateDeployment(d *appsv1.Deployment, now metav1.Time) (string, error) {
 	key := d.Namespace + "/" + d.Name
 	if _, ok := s.Deployments[key]; ok {
 		return "", AlreadyExists("deployments.apps", d.Name)
@@ -179,7 +179,7 @@ func (s *Store[R, P]) CreateDeployment(d *appsv1.Deployment, now metav1.Time) (s
 // WritableDeployment returns the stored Deployment that a write of obj
 // replaces, and its key, after the API server's checks: it exists, and
 // obj's resourceVersion (when set) is the stored one.
-func (s *Store[R, P]) WritableDeployment(obj *appsv1.Deployment) (*appsv1.Deployment, string, error) {
+func (s *Store[R]) WritableDeployment(obj *appsv1.Deployment) (*appsv1.Deployment, string, error) {
 	key := s.Key(obj.Namespace, obj.Name)
 	old := s.Deployments[key]
 	if old == nil {
@@ -196,7 +196,7 @@ func (s *Store[R, P]) WritableDeployment(obj *appsv1.Deployment) (*appsv1.Deploy
 // creation time stay old's; the generation is old's, bumped when the spec
 // or the annotations changed (the apps registry's rule). It returns d's
 // key.
-func (s *Store[R, P]) ReplaceDeployment(old, d *appsv1.Deployment) string {
+func (s *Store[R]) ReplaceDeployment(old, d *appsv1.Deployment) string {
 	d.ResourceVersion = s.NextRV()
 	d.Status = old.Status
 	d.UID = old.UID
@@ -214,7 +214,7 @@ func (s *Store[R, P]) ReplaceDeployment(old, d *appsv1.Deployment) string {
 // Deployment stored, in place: status (with the conditions conds, which
 // the caller prepared for it) and, as the apps registry does,
 // metadata.annotations from obj; the rest of obj is ignored.
-func (s *Store[R, P]) WriteDeploymentStatus(stored, obj *appsv1.Deployment, conds []appsv1.DeploymentCondition) {
+func (s *Store[R]) WriteDeploymentStatus(stored, obj *appsv1.Deployment, conds []appsv1.DeploymentCondition) {
 	stored.Status = obj.Status
 	stored.Annotations = obj.Annotations
 	stored.Status.Conditions = conds

@@ -26,7 +26,7 @@ func newRecord(key string, rs *appsv1.ReplicaSet) *rec { return &rec{key: key, r
 // TestReplicaSetWrites: create, update, in-place scale and delete follow
 // the API server's rules, and none modifies the object it was given.
 func TestReplicaSetWrites(t *testing.T) {
-	s := New[*rec, int]()
+	s := New[*rec]()
 	in := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-1", UID: "theirs", Generation: 7},
 		Spec:   appsv1.ReplicaSetSpec{Replicas: ptr(int32(2))},
 		Status: appsv1.ReplicaSetStatus{Replicas: 9}}
@@ -117,7 +117,7 @@ func TestReplicaSetWrites(t *testing.T) {
 // TestDeploymentWrites: create, replace (generation on spec or
 // annotations), status subresource.
 func TestDeploymentWrites(t *testing.T) {
-	s := New[*rec, int]()
+	s := New[*rec]()
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}, Status: appsv1.DeploymentStatus{Replicas: 3}}
 	key, err := s.CreateDeployment(d, now)
 	if err != nil || key != "ns/web" || d.Generation != 1 || d.UID == "" || d.ResourceVersion != "1" || d.Status.Replicas != 0 || s.DeploymentKeys[0] != key {

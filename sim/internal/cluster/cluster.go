@@ -79,10 +79,10 @@ type Config struct {
 
 // Store is the API server's store, with the cluster's records beside its
 // ReplicaSets and pods.
-type Store = apiserver.Store[*ReplicaSet, *Pod]
+type Store = apiserver.Store[*ReplicaSet]
 
 // NewStore returns an empty store.
-func NewStore() *Store { return apiserver.New[*ReplicaSet, *Pod]() }
+func NewStore() *Store { return apiserver.New[*ReplicaSet]() }
 
 // Stats count what the cluster did.
 type Stats struct {
@@ -111,6 +111,7 @@ type Cluster struct {
 	colo    map[string][]int32
 	picker  ranking.Picker // the deletion ranking, with its buffers
 	podFree []Pod          // the rest of the current chunk of pods (see newPod)
+	names   podNames       // the pods by name
 	// quotas are the pod quotas by namespace, nsPods the pods they count
 	// (nil without any).
 	quotas map[string][]podQuota
@@ -121,7 +122,7 @@ type Cluster struct {
 // draws from rng (shared with the engine: the order of draws is part of a
 // run).
 func New(cfg Config, e Engine, rng *rand.Rand, st *Store) *Cluster {
-	return &Cluster{cfg: cfg, e: e, rng: rng, st: st, colo: map[string][]int32{}}
+	return &Cluster{cfg: cfg, e: e, rng: rng, st: st, colo: map[string][]int32{}, names: newPodNames()}
 }
 
 // TimerKind says what a timer does when it fires.
@@ -209,7 +210,7 @@ func (t *Timer) PodGen() uint32 {
 
 // RankWord: see PodGen.
 func (t *Timer) RankWord() uint64 {
-	if p := t.Pod; p != nil && p.RS != nil && p.idx < len(p.RS.hot) {
+	if p := t.Pod; p != nil && p.RS != nil && int(p.idx) < len(p.RS.hot) {
 		return p.RS.hot[p.idx]
 	}
 	return 0

@@ -2,8 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/deploymath/deploymath/sim/internal/ranking"
@@ -41,13 +39,18 @@ type Pod struct {
 	// its node was unreachable: the kubelet reports it ready again when
 	// the node comes back.
 	lostReady bool
+	inRS      bool
 	Mode      FailureMode
 	Restarts  int32
 	Node      *Node
 	RS        *ReplicaSet
 	Phase     corev1.PodPhase
-	idx       int // index in RS.Pods
-	ReadyAt   time.Duration
+	idx       int32 // index in RS.Pods
+	// code is the suffix code of the pod's name in its set of names:
+	// RS.names when inRS (a pod the ReplicaSet controller created), names
+	// otherwise (see podNames).
+	code    uint32
+	ReadyAt time.Duration
 
 	Created   time.Duration
 	DeletedAt time.Duration
@@ -56,7 +59,10 @@ type Pod struct {
 	Name      string
 	Namespace string
 	UID       types.UID
-	_         [48]byte // to a multiple of 64 bytes
+	// names is the set of generated names the pod's name is in, unless
+	// inRS (nil: a name of another shape).
+	names *nameSet
+	_     [40]byte // to a multiple of 64 bytes
 }
 
 // podChunk is how many pods newPod allocates at once.
@@ -137,7 +143,7 @@ func (c *Cluster) account(p *Pod, before podFlags) {
 			st.colo[after.slot]++
 		}
 		if !p.gone {
-			st.setMeta(p.idx, p.rankMeta())
+			st.setMeta(int(p.idx), p.rankMeta())
 		}
 		if st.Item.X.RS == st { // the ReplicaSet is still stored
 			c.e.Notify(st.Item)
@@ -145,22 +151,30 @@ func (c *Cluster) account(p *Pod, before podFlags) {
 	}
 }
 
-const podNameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
-
 // newPodName is generateName's suffix: 5 characters from the API server's
-// alphabet, drawn from the run's generator.
-func (c *Cluster) newPodName(prefix string) string {
+// alphabet, drawn from the run's generator until the name is free. It
+// returns the name and its suffix code in set, the names of prefix.
+func (c *Cluster) newPodName(prefix string, set *nameSet) (string, uint32) {
 	var buf [64]byte // prefixes are at most 58 bytes (see createPod)
 	b := append(append(buf[:0], prefix...), "-xxxxx"...)
 	for {
-		for i := len(b) - 5; i < len(b); i++ {
-			b[i] = podNameAlphabet[c.rng.IntN(len(podNameAlphabet))]
+		var code uint32
+		for i := len(b) - suffixLen; i < len(b); i++ {
+			d := c.rng.IntN(len(podNameAlphabet))
+			b[i] = podNameAlphabet[d]
+			code = code*uint32(len(podNameAlphabet)) + uint32(d)
 		}
-		if _, taken := c.st.Pods[string(b)]; !taken { // no allocation to look up
-			return c.st.Str(b)
+		if set.get(code) == nil {
+			return c.st.Str(b), code
 		}
 	}
 }
+
+// Pod returns the pod of that name, or nil.
+func (c *Cluster) Pod(name string) *Pod { return c.names.get(name) }
+
+// PodCount is the number of pods (terminating ones included).
+func (c *Cluster) PodCount() int { return c.names.n }
 
 // createPod creates one pod of rs (the ReplicaSet controller's create).
 func (c *Cluster) createPod(rs *appsv1.ReplicaSet, st *ReplicaSet) error {
@@ -170,7 +184,10 @@ func (c *Cluster) createPod(rs *appsv1.ReplicaSet, st *ReplicaSet) error {
 	if len(prefix) > 58 {
 		prefix = prefix[:58]
 	}
-	name := c.newPodName(prefix)
+	if st.names == nil || st.prefix != prefix {
+		st.names, st.prefix = c.names.set(prefix), prefix
+	}
+	name, code := c.newPodName(prefix, st.names)
 	if err := c.quotaError(name, rs.Namespace); err != nil {
 		return err
 	}
@@ -178,10 +195,12 @@ func (c *Cluster) createPod(rs *appsv1.ReplicaSet, st *ReplicaSet) error {
 	p := c.newPod()
 	*p = Pod{
 		Name: name, Namespace: rs.Namespace, UID: uid, uidNum: uidNum, Labels: rs.Spec.Template.Labels,
-		RS: st, Created: c.e.Now(), Phase: corev1.PodPending, idx: len(st.Pods),
+		RS: st, Created: c.e.Now(), Phase: corev1.PodPending, idx: int32(len(st.Pods)),
 	}
 	p.Mode = c.failureModeFor(&rs.Spec.Template)
-	c.st.Pods[name] = p
+	p.inRS, p.code = true, code
+	st.names.put(code, p)
+	c.names.n++
 	st.Pods = append(st.Pods, p)
 	st.meta = append(st.meta, ranking.Pod{})
 	st.hot = append(st.hot, 0)
@@ -243,7 +262,7 @@ func (c *Cluster) removePod(p *Pod) {
 	}
 	before := p.flags()
 	p.gone = true
-	delete(c.st.Pods, p.Name)
+	c.names.remove(p)
 	if st := p.RS; st != nil {
 		last := len(st.Pods) - 1
 		moved := st.Pods[last]
@@ -269,8 +288,8 @@ func (c *Cluster) removePod(p *Pod) {
 // podsOnNode lists the pods bound to n in name order.
 func (c *Cluster) podsOnNode(n *Node) []*Pod {
 	var out []*Pod
-	for _, k := range slices.Sorted(maps.Keys(c.st.Pods)) {
-		if p := c.st.Pods[k]; p.Node == n {
+	for _, p := range c.names.sorted() {
+		if p.Node == n {
 			out = append(out, p)
 		}
 	}
@@ -284,10 +303,10 @@ func (c *Cluster) quotaError(name, namespace string) error {
 		return err
 	}
 	q := c.cfg.PodQuota
-	if q <= 0 || len(c.st.Pods) < q {
+	if q <= 0 || c.names.n < q {
 		return nil
 	}
-	return fmt.Errorf("pods %q is forbidden: exceeded quota: pods, requested: pods=1, used: pods=%d, limited: pods=%d", name, len(c.st.Pods), q)
+	return fmt.Errorf("pods %q is forbidden: exceeded quota: pods, requested: pods=1, used: pods=%d, limited: pods=%d", name, c.names.n, q)
 }
 
 // SetFailures replaces the failure rules for the pods created from now on.

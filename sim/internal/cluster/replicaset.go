@@ -33,6 +33,10 @@ type ReplicaSet struct {
 	hot      []uint64
 	colo     []int32 // active pods of the owner per node slot, shared by its ReplicaSets
 	minReady time.Duration
+	// names are the pod names of prefix, the generateName prefix of the
+	// ReplicaSet's pods (set at its first pod creation).
+	names  *nameSet
+	prefix string
 
 	// The counts of the ReplicaSet's pods: Active (replicas), Ready,
 	// Available and Terminating ones, as the controller reports them.

@@ -39,7 +39,7 @@ func (c *Cluster) LoadPod(pod *corev1.Pod, st *ReplicaSet, uidNum uint64, at fun
 	}
 	p := &Pod{
 		Name: pod.Name, Namespace: ns, UID: pod.UID, uidNum: uidNum, Labels: pod.Labels,
-		RS: st, Created: at(pod.CreationTimestamp), Phase: pod.Status.Phase, idx: len(st.Pods),
+		RS: st, Created: at(pod.CreationTimestamp), Phase: pod.Status.Phase, idx: int32(len(st.Pods)),
 	}
 	if p.Phase == "" {
 		p.Phase = corev1.PodPending
@@ -82,7 +82,7 @@ func (c *Cluster) LoadPod(pod *corev1.Pod, st *ReplicaSet, uidNum uint64, at fun
 	if pod.Spec.NodeName != "" {
 		p.Node = c.Node(pod.Spec.NodeName)
 	}
-	c.st.Pods[p.Name] = p
+	c.names.add(p)
 	st.Pods = append(st.Pods, p)
 	st.meta = append(st.meta, ranking.Pod{})
 	st.hot = append(st.hot, 0)
