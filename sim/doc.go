@@ -21,8 +21,8 @@
 //     (aggregation, deduplication, spam filter).
 //   - sim/internal/apiserver: the API server's store (objects by key,
 //     resourceVersions and UIDs, the ReplicaSets of each namespace, the
-//     error wording), generic over the records the cluster keeps beside
-//     each ReplicaSet and pod, and its writes of Deployments and
+//     error wording), generic over the record the cluster keeps beside
+//     each ReplicaSet, and its writes of Deployments and
 //     ReplicaSets (preconditions, what a write may change, generations,
 //     the status subresource; the rules shared with rollout.Apply are
 //     internal/apirules), each returning what it stored.
@@ -36,8 +36,9 @@
 //     deletes pods (upstream's ranking with logarithmic scale-down) over
 //     compact per-pod data, and the exact procedure that applies it.
 //   - sim/internal/cluster: the cluster around the Deployment controller,
-//     on the store, the work queue's items and the ranking: the records
-//     kept beside each stored ReplicaSet and pod (replicaset.go, pod.go),
+//     on the store, the work queue's items and the ranking: the record
+//     kept beside each stored ReplicaSet (replicaset.go), the pods and
+//     their names (pod.go, names.go),
 //     the ReplicaSet controller (replicaset.go), the scheduler
 //     (scheduler.go), the kubelets (kubelet.go), the nodes and their
 //     lifecycle, taint eviction and pod GC (node.go), quota admission

@@ -15,7 +15,7 @@ import (
 var Epoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // store is the in-memory API server (package apiserver, with the cluster
-// model's records beside ReplicaSets and pods): objects by
+// model's record beside each ReplicaSet; pods are the model's): objects by
 // "namespace/name", with resourceVersion and generation bookkeeping.
 // Writes of the Deployment
 // controller and of users store a new object, so a pointer handed out

@@ -77,8 +77,8 @@ type Config struct {
 	DisableTerminatingReplicas bool
 }
 
-// Store is the API server's store, with the cluster's records beside its
-// ReplicaSets and pods.
+// Store is the API server's store, with the cluster's record beside each
+// ReplicaSet.
 type Store = apiserver.Store[*ReplicaSet]
 
 // NewStore returns an empty store.
