@@ -27,12 +27,18 @@ func (s *Sim) createReplicaSet(obj *appsv1.ReplicaSet) error {
 	if err != nil {
 		return err
 	}
+	s.rsWritten(st, "create", nil)
+	return nil
+}
+
+// rsWritten is what the watchers see of a create or an update that
+// stored st's object in place of old (nil for a create).
+func (s *Sim) rsWritten(st *cluster.ReplicaSet, verb string, old *appsv1.ReplicaSet) {
 	rs := st.Obj
 	s.syncRSState(st, rs)
-	s.logReplicaSetWrite(s.by(), "create", rs)
+	s.logReplicaSetWrite(s.by(), verb, rs)
 	s.informReplicaSet(rs, false)
-	s.rsChanged(nil, rs)
-	return nil
+	s.rsChanged(old, rs)
 }
 
 // updateReplicaSet writes metadata and spec (the main resource; status is
@@ -47,11 +53,7 @@ func (s *Sim) updateReplicaSet(obj *appsv1.ReplicaSet, owned bool) error {
 	if err != nil {
 		return err
 	}
-	rs := st.Obj
-	s.syncRSState(st, rs)
-	s.logReplicaSetWrite(s.by(), "update", rs)
-	s.informReplicaSet(rs, false)
-	s.rsChanged(old, rs)
+	s.rsWritten(st, "update", old)
 	return nil
 }
 

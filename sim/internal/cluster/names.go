@@ -3,6 +3,7 @@ package cluster
 import (
 	"math/bits"
 	"slices"
+	"strings"
 )
 
 // podNames holds the names of the pods, for generateName's uniqueness
@@ -186,14 +187,6 @@ func (ns *podNames) sorted() []*Pod {
 	for _, p := range ns.other {
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(a, b *Pod) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b *Pod) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
