@@ -24,18 +24,21 @@ import (
 )
 
 // Pod is what the ranking reads of one pod. Times are offsets on the
-// simulator's clock, truncated to seconds as the API serializes them.
+// simulator's clock, truncated to seconds as the API serializes them. The
+// fields that break most ties (readiness time, UID) come first, in 40
+// bytes.
 type Pod struct {
+	ReadyAt time.Duration // only when Ready
 	// UID orders pods last; UIDs must be unique and compare like the
 	// pods' UID strings.
-	UID              uint64
-	Created, ReadyAt time.Duration // ReadyAt only when Ready
-	Restarts         int32
+	UID           uint64
+	Ready, Active bool
+	Class         uint8 // a value of Class
+	Restarts      int32
 	// Slot is the pod's node's index in the co-location counts (0 for an
 	// unassigned pod).
-	Slot          int32
-	Class         uint8 // see Class
-	Active, Ready bool
+	Slot    int32
+	Created time.Duration
 }
 
 // Class packs the first three criteria: unassigned before assigned, then
@@ -52,27 +55,25 @@ func Class(assigned bool, phase uint8, ready bool) uint8 {
 	return c
 }
 
-// WordActive is the active bit of a packed word (see Word).
-const WordActive = 1 << 63
-
-// Word packs what most comparisons read, for a scan over contiguous
-// memory: active (bit 63), the class (bits 32-39) and the node slot (bits
-// 0-31). A simulator keeps words[i] == Word(&pods[i]).
+// Word packs what the scan over every pod reads, in contiguous memory:
+// 255 minus the class of an active pod, 0 for an inactive one (bits
+// 32-39), and the node slot (bits 0-31). A simulator keeps words[i] ==
+// Word(&pods[i]).
 func Word(p *Pod) uint64 {
-	h := uint64(p.Class)<<32 | uint64(uint32(p.Slot))
+	h := uint64(uint32(p.Slot))
 	if p.Active {
-		h |= WordActive
+		h |= uint64(255-p.Class) << 32
 	}
 	return h
 }
 
-// prefix packs the first two criteria of an active pod with word h and
-// co-location rank rank into an integer that is larger for the pod to
-// delete first: the class inverted above the rank. It is 0 for an inactive
-// pod (an active one is never 0: the inverted class is at least 240). No
-// branch: a scan over all pods stays cheap.
+// prefix packs the first two criteria of a pod with word h and co-location
+// rank rank into an integer that is larger for the pod to delete first:
+// the class inverted above the rank. An active pod's is at least 240<<32,
+// an inactive pod's below 1<<32. No branch: the scan over all pods stays
+// cheap.
 func prefix(h uint64, rank int32) uint64 {
-	return (uint64(255-uint8(h>>32))<<32 | uint64(uint32(rank))) * (h >> 63)
+	return h>>32<<32 | uint64(uint32(rank))
 }
 
 // key is the ranking key of one pod, precomputed so that a comparison
@@ -222,15 +223,17 @@ type Picker struct {
 // restores them).
 //
 // For n ≤ 8, each pick is one pass over the packed words, then the full
-// comparison among a few pods: the pass computes the best prefix (the
-// class, lowest first, and the co-location rank, highest first) and lists
-// the pods that have it, in index order; the full comparison runs as a
-// running minimum over that list only. That is exactly what one
-// running-minimum pass with the full comparison over all pods picks: a pod
-// with a worse prefix never stays the best once a pod with the best prefix
-// is seen, and among equal prefixes both compare in the same order.
-// Otherwise every key is built and sorted, or, above HeapMinActive active
-// pods when n is under an eighth of them, kept in a bounded heap.
+// comparison among the pods that tie on the prefix: the pass computes the
+// best prefix (the class, lowest first, and the co-location rank, highest
+// first) and lists the pods that have it, in index order; the full
+// comparison runs as a running minimum over that list only. That is
+// exactly what one running-minimum pass with the full comparison over all
+// pods picks: a pod with a worse prefix never stays the best once a pod
+// with the best prefix is seen, and among equal prefixes both compare in
+// the same order. A picked pod's word is made inactive for the next pass
+// and restored at the end. Otherwise every key is built and sorted, or,
+// above HeapMinActive active pods when n is under an eighth of them, kept
+// in a bounded heap.
 func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, now time.Duration) []int32 {
 	out := pk.out[:0]
 	if n >= active {
@@ -247,34 +250,16 @@ func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, 
 	}
 	if n <= 8 {
 		cands := slices.Grow(pk.cands[:0], len(words)+1)[:len(words)+1]
+		var saved [8]uint64 // the picked pods' words
 		for len(out) < n {
-			var bestPrefix uint64
-			k := 0
-			for i, h := range words {
-				p := prefix(h, colo[int32(uint32(h))])
-				if p > bestPrefix {
-					bestPrefix, k = p, 0
-				}
-				cands[k] = int32(i)
-				if p == bestPrefix {
-					k++
-				}
-			}
-			best := -1
-			var bestKey key
-			rank := int32(uint32(bestPrefix)) // the rank of every pod with this prefix
-			for _, c := range cands[:k] {
-				i := int(c)
-				if best >= 0 && !lessThan(&pods[i], i, rank, &bestKey, now) {
-					continue
-				}
-				best, bestKey = i, keyOf(&pods[i], i, rank, now)
-			}
-			words[best] &^= WordActive
+			bestPrefix, k := scan(words, colo, cands)
+			best := runMin(pods, cands[:k], int32(uint32(bestPrefix)), now)
+			saved[len(out)] = words[best]
+			words[best] = uint64(uint32(words[best])) // inactive for the next pass
 			out = append(out, int32(best))
 		}
-		for _, i := range out {
-			words[i] |= WordActive
+		for j, i := range out {
+			words[i] = saved[j]
 		}
 		pk.cands, pk.out = cands[:0], out
 		return out
@@ -287,6 +272,86 @@ func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, 
 	}
 	slices.SortFunc(keys, order)
 	return pk.first(keys, n)
+}
+
+// scan returns the best prefix among words and writes the indices of the
+// words that have it, in order, to cands[:k] (cands has room for
+// len(words)+1). Two words a step, without a branch but the rare one for a
+// better prefix (its store keeps it a branch: conditional moves would put
+// the comparison on every step's dependency chain).
+func scan(words []uint64, colo []int32, cands []int32) (bestPrefix uint64, k int) {
+	cands = cands[:len(words)+1]
+	i := 0
+	for ; i+1 < len(words); i += 2 {
+		h0, h1 := words[i], words[i+1]
+		p0, p1 := prefix(h0, colo[uint32(h0)]), prefix(h1, colo[uint32(h1)])
+		if p0 > bestPrefix || p1 > bestPrefix {
+			bestPrefix, k = max(p0, p1), 0
+			cands[0] = int32(i) // overwritten below; keeps this a branch
+		}
+		cands[k] = int32(i)
+		if p0 == bestPrefix {
+			k++
+		}
+		cands[k] = int32(i + 1)
+		if p1 == bestPrefix {
+			k++
+		}
+	}
+	if i < len(words) {
+		h := words[i]
+		p := prefix(h, colo[uint32(h)])
+		if p > bestPrefix {
+			bestPrefix, k = p, 0
+		}
+		cands[k] = int32(i)
+		if p == bestPrefix {
+			k++
+		}
+	}
+	return bestPrefix, k
+}
+
+// runMin is the running minimum, in the order of cands (at least one
+// index, all of pods with the same class and co-location rank rank), by
+// the full comparison lessThan (whose class and rank criteria then always
+// tie). The common case, a ready pod ready at another time than the best
+// so far that loses on the logarithmic bucket or the UID, is decided in a
+// loop without a call, exactly as lessThan decides it; every other pod
+// goes through lessThan.
+//
+// (When the tied pods are ready, restricting cands to those of the lowest
+// readiness bucket would give the same pod: one of another bucket was
+// ready at another time than one of the lowest, so it never replaces one,
+// and the first of the lowest replaces any other. It does not pay: in a
+// rolling update nearly every tied pod is in the lowest bucket.)
+func runMin(pods []Pod, cands []int32, rank int32, now time.Duration) int {
+	best := int(cands[0])
+	b := keyOf(&pods[best], best, rank, now)
+	for j := 1; j < len(cands); j++ {
+		if b.ready {
+			readyAt, readyLog, uid := b.readyAt, b.readyLog, b.uid
+			for ; j < len(cands); j++ {
+				p := &pods[cands[j]]
+				d := now - p.ReadyAt
+				if !p.Ready || p.ReadyAt == readyAt || d <= 0 || d >= 1<<50 {
+					break // lessThan decides
+				}
+				// logRank(d), whose fast path d is in
+				if l := int64(bits.Len64(uint64(d))) - 1; l < readyLog || l == readyLog && p.UID < uid {
+					break // comes first
+				}
+			}
+			if j == len(cands) {
+				break
+			}
+		}
+		i := int(cands[j])
+		if lessThan(&pods[i], i, rank, &b, now) {
+			best, b = i, keyOf(&pods[i], i, rank, now)
+		}
+	}
+	return best
 }
 
 // first returns the indices of the first n keys and keeps keys' memory.

@@ -8,12 +8,14 @@ import (
 	"pgregory.net/rapid"
 )
 
-// set is a ReplicaSet's ranking data, as a simulator keeps it.
+// set is a ReplicaSet's ranking data, as a simulator keeps it, and the
+// instant of the ranking.
 type set struct {
 	pods   []Pod
 	words  []uint64
 	colo   []int32
 	active int
+	now    time.Duration
 }
 
 func (s *set) add(p Pod) {
@@ -25,24 +27,54 @@ func (s *set) add(p Pod) {
 	s.words = append(s.words, Word(&p))
 }
 
-// drawSet draws up to max pods: unique UIDs, creation times within an
-// hour, restarts, node slots 0–3, some pods inactive, and (withReady) some
-// ready.
+// drawSet draws up to max pods: unique UIDs, creation times within the
+// hour before the ranking, or within ten seconds 30 to 40 seconds before
+// it (more equal times, and readiness after the ranking's instant), or
+// within two days about 13 days before it (the times since cross 2^50 ns,
+// where logRank leaves its fast path), restarts, node slots 0–3, some pods
+// inactive, and (withReady) some ready, a minute (or, to share more
+// times, two seconds) at most after their creation. In half the sets
+// (withReady) nearly every pod is assigned, Running and ready, like the
+// old pods of a rolling update, so that the pods tied on the first
+// criteria are compared on readiness; in one draw of ten a pod's class
+// does not say whether it is ready (the ranking still applies the
+// reference comparison exactly).
 func drawSet(t *rapid.T, max int, withReady bool) *set {
 	size := rapid.IntRange(1, max).Draw(t, "pods")
-	s := &set{colo: make([]int32, 4)}
+	s := &set{colo: make([]int32, 4), now: time.Hour}
+	spread := rapid.SampledFrom([]int{3600, 10, 2 * 86400}).Draw(t, "spread")
+	switch spread {
+	case 10:
+		s.now = 40 * time.Second
+	case 2 * 86400:
+		s.now = 14 * 24 * time.Hour
+	}
+	readyAfter := rapid.SampledFrom([]int{60, 2}).Draw(t, "readyAfterMax")
+	rolling := withReady && rapid.Bool().Draw(t, "rolling")
 	for i := 0; i < size; i++ {
 		p := Pod{
 			UID:      uint64(rapid.IntRange(0, 1000).Draw(t, "uid")*1000 + i),
-			Created:  time.Duration(rapid.IntRange(0, 3600).Draw(t, "created")) * time.Second,
+			Created:  time.Duration(rapid.IntRange(0, spread).Draw(t, "created")) * time.Second,
 			Restarts: int32(rapid.IntRange(0, 2).Draw(t, "restarts")),
 			Slot:     int32(rapid.IntRange(0, 3).Draw(t, "slot")),
 			Active:   rapid.IntRange(0, 5).Draw(t, "inactive") > 0,
-			Ready:    withReady && rapid.Bool().Draw(t, "ready"),
 		}
-		p.Class = Class(p.Slot != 0, uint8(rapid.IntRange(0, 2).Draw(t, "phase")), p.Ready)
+		phase := uint8(rapid.IntRange(0, 2).Draw(t, "phase"))
+		odd := rapid.IntRange(0, 9).Draw(t, "odd") == 0
+		switch {
+		case rolling:
+			p.Ready = !odd
+			if p.Ready {
+				phase = 2
+				p.Slot = 1 + p.Slot%3
+			}
+		case withReady:
+			p.Ready = rapid.Bool().Draw(t, "ready")
+		}
+		classReady := p.Ready != (!rolling && odd)
+		p.Class = Class(p.Slot != 0, phase, classReady)
 		if p.Ready {
-			p.ReadyAt = p.Created + time.Duration(rapid.IntRange(0, 60).Draw(t, "readyAfter"))*time.Second
+			p.ReadyAt = p.Created + time.Duration(rapid.IntRange(0, readyAfter).Draw(t, "readyAfter"))*time.Second
 		}
 		s.add(p)
 	}
@@ -66,8 +98,8 @@ func (s *set) keys(now time.Duration) []key {
 // every key otherwise), and leave the words as they were.
 func TestPickFew(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		now := time.Hour
 		s := drawSet(t, 80, true)
+		now := s.now
 		if s.active < 2 {
 			return
 		}
@@ -104,6 +136,90 @@ func TestPickFew(t *testing.T) {
 	})
 }
 
+// TestPrefix: the packed prefix orders pods as the first two criteria do
+// (the class, lower first, then the co-location rank, higher first), and
+// puts every inactive pod below every active one.
+func TestPrefix(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		type drawn struct {
+			p    Pod
+			rank int32
+		}
+		draw := func(label string) drawn {
+			ready := rapid.Bool().Draw(t, label+"ready")
+			p := Pod{Class: Class(rapid.Bool().Draw(t, label+"assigned"), uint8(rapid.IntRange(0, 2).Draw(t, label+"phase")), ready),
+				Slot: rapid.Int32Range(0, 1<<31-1).Draw(t, label+"slot"), Active: rapid.Bool().Draw(t, label+"active"), Ready: ready}
+			return drawn{p, rapid.Int32Range(0, 1<<31-1).Draw(t, label+"rank")}
+		}
+		a, b := draw("a"), draw("b")
+		pa, pb := prefix(Word(&a.p), a.rank), prefix(Word(&b.p), b.rank)
+		if uint32(Word(&a.p)) != uint32(a.p.Slot) {
+			t.Fatalf("the word of %+v does not hold its slot", a.p)
+		}
+		switch {
+		case !a.p.Active || !b.p.Active:
+			if a.p.Active && pa <= pb || b.p.Active && pb <= pa {
+				t.Fatalf("an inactive pod's prefix is not below an active one's: %+v %x, %+v %x", a, pa, b, pb)
+			}
+		case a.p.Class != b.p.Class:
+			if (pa > pb) != (a.p.Class < b.p.Class) {
+				t.Fatalf("class order: %+v %x, %+v %x", a, pa, b, pb)
+			}
+		case a.rank != b.rank:
+			if (pa > pb) != (a.rank > b.rank) {
+				t.Fatalf("rank order: %+v %x, %+v %x", a, pa, b, pb)
+			}
+		case pa != pb:
+			t.Fatalf("same class and rank, different prefixes: %+v %x, %+v %x", a, pa, b, pb)
+		}
+	})
+}
+
+// TestRunMin: the running minimum over pods that tie on class and
+// co-location rank, with the common case inlined, gives the pod that the
+// running minimum with lessThan gives. The pods are ready (in one draw of
+// ten, not ready while their class says ready) a few seconds before the
+// instant of the ranking (few times, all in logRank's fast path), around
+// it (ready at or after it), within the hour before it, or 12 to 14 days
+// before it (across 2^50 ns, where logRank leaves its fast path).
+func TestRunMin(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		size := rapid.IntRange(1, 60).Draw(t, "pods")
+		type times struct {
+			now, first time.Duration
+			seconds    int
+		}
+		tm := rapid.SampledFrom([]times{
+			{time.Hour, time.Hour - 6*time.Second, 4}, // few times, all in logRank's fast path
+			{time.Hour, time.Hour - 2*time.Second, 4}, // ready at or after now too
+			{time.Hour, 0, 3600},
+			{14 * 24 * time.Hour, 0, 2 * 86400}, // across 2^50 ns
+		}).Draw(t, "times")
+		now := tm.now
+		pods := make([]Pod, size)
+		cands := make([]int32, size)
+		for i := range pods {
+			at := tm.first + time.Duration(rapid.IntRange(0, tm.seconds).Draw(t, "readyAt"))*time.Second
+			pods[i] = Pod{UID: uint64(rapid.IntRange(0, 1000).Draw(t, "uid")*1000 + i), ReadyAt: at,
+				Created:  at - time.Duration(rapid.IntRange(0, 3).Draw(t, "readyAfter"))*time.Second,
+				Restarts: int32(rapid.IntRange(0, 1).Draw(t, "restarts")), Slot: 1, Class: Class(true, 2, true),
+				Active: true, Ready: rapid.IntRange(0, 9).Draw(t, "notReady") > 0}
+			cands[i] = int32(i)
+		}
+		const rank = 3
+		want := 0
+		b := keyOf(&pods[0], 0, rank, now)
+		for i := 1; i < size; i++ {
+			if lessThan(&pods[i], i, rank, &b, now) {
+				want, b = i, keyOf(&pods[i], i, rank, now)
+			}
+		}
+		if got := runMin(pods, cands, rank, now); got != want {
+			t.Fatalf("runMin = %d, want %d", got, want)
+		}
+	})
+}
+
 // TestPickAll: n ≥ the active pods gives every active pod in index order.
 func TestPickAll(t *testing.T) {
 	s := &set{colo: make([]int32, 2)}
@@ -121,8 +237,8 @@ func TestPickAll(t *testing.T) {
 // upstream's non-transitive readiness corner: no pod is ready here).
 func TestPickHeap(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		now := time.Hour
 		s := drawSet(t, 300, false)
+		now := s.now
 		if s.active < 1 {
 			return
 		}
