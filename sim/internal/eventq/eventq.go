@@ -9,7 +9,11 @@
 // never scans them. Events pushed for the instant being processed (in a
 // simulator, the reactions to what just happened: most events) go to a
 // FIFO, since each is later than every queued event of that instant; the
-// rest go to a 4-ary min-heap. Pop takes the smallest head.
+// rest go to a 4-ary min-heap. Pop takes the smallest head. Removing the
+// heap's root picks the earliest of four children without a branch (which
+// one it is cannot be predicted) and, at each level, loads the first
+// entries of the next level's four candidate groups, so that the cache
+// misses of a deep heap overlap.
 //
 // The first pop of an instant takes every heap entry of that instant out
 // at once, in order, into a batch that the next pops drain: they precede
@@ -21,6 +25,7 @@
 package eventq
 
 import (
+	"math/bits"
 	"slices"
 	"time"
 )
@@ -44,6 +49,7 @@ type Queue[E any] struct {
 	bhead int
 	seq   uint64
 	cur   time.Duration // time of the last popped event
+	sink  time.Duration // what popHeap's loads ahead add up to
 }
 
 // entry is the ordering entry of a queued event.
@@ -58,6 +64,15 @@ func (a *entry) less(b *entry) bool {
 		return a.at < b.at
 	}
 	return a.seq < b.seq
+}
+
+// before is 1 when a.less(b), 0 otherwise, computed without a branch:
+// (at, seq) compared as one 128-bit number (the time's sign bit flipped so
+// that the unsigned order is the signed one).
+func before(a, b *entry) uint64 {
+	_, borrow := bits.Sub64(a.seq, b.seq, 0)
+	_, borrow = bits.Sub64(uint64(a.at)^1<<63, uint64(b.at)^1<<63, borrow)
+	return borrow
 }
 
 // Push adds e at time at, after every event already queued at that time.
@@ -169,15 +184,32 @@ func (q *Queue[E]) popHeap() entry {
 		return top
 	}
 	i := 0
+	var ahead time.Duration
 	for {
 		c := 4*i + 1
 		if c >= n {
 			break
 		}
-		m := c
-		for j := c + 1; j < c+4 && j < n; j++ {
-			if h[j].less(&h[m]) {
-				m = j
+		var m int
+		if c+3 < n {
+			if g := 4*c + 13; g < n {
+				// load the first entry of each child's children now:
+				// the next level reads one of those groups, and its
+				// cache miss overlaps this level's instead of following
+				// it
+				ahead += h[g-12].at + h[g-8].at + h[g-4].at + h[g].at
+			}
+			// four children: two pairs, then their winners, each
+			// comparison without a branch (which child wins is random)
+			a := c + int(before(&h[c+1], &h[c]))
+			b := c + 2 + int(before(&h[c+3], &h[c+2]))
+			m = a + (b-a)*int(before(&h[b], &h[a]))
+		} else {
+			m = c
+			for j := c + 1; j < n; j++ {
+				if h[j].less(&h[m]) {
+					m = j
+				}
 			}
 		}
 		if !h[m].less(&last) {
@@ -187,6 +219,7 @@ func (q *Queue[E]) popHeap() entry {
 		i = m
 	}
 	h[i] = last
+	q.sink += ahead
 	return top
 }
 

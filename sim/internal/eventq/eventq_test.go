@@ -2,6 +2,7 @@ package eventq
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -66,6 +67,39 @@ func TestOrderInterleaved(t *testing.T) {
 		}
 		if q.Len() != len(pending) {
 			t.Fatalf("Len = %d, want %d", q.Len(), len(pending))
+		}
+	})
+}
+
+// TestOrderHeap: a heap of up to 1,000 events, with times over the whole
+// range of a Duration (negative ones and the extremes included) or a few
+// shared ones, pops in (time, insertion) order: the heap's branch-free
+// comparison is the ordering's.
+func TestOrderHeap(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var q Queue[int]
+		n := rapid.IntRange(1, 1000).Draw(t, "events")
+		wide := rapid.Bool().Draw(t, "wide")
+		type ref struct {
+			at  time.Duration
+			seq int
+		}
+		pending := make([]ref, n)
+		q.Push(1, -1) // and popped: later pushes go to the heap, not the FIFO
+		q.Pop()
+		for i := range pending {
+			at := time.Duration(rapid.SampledFrom([]int64{math.MinInt64, -1, 0, 1, 2, math.MaxInt64}).Draw(t, "at"))
+			if wide {
+				at = time.Duration(rapid.Int64().Draw(t, "at"))
+			}
+			q.Push(at, i)
+			pending[i] = ref{at, i}
+		}
+		slices.SortStableFunc(pending, func(a, b ref) int { return cmp.Compare(a.at, b.at) })
+		for _, want := range pending {
+			if at, e := q.Pop(); at != want.at || e != want.seq {
+				t.Fatalf("Pop = (%v, %d), want (%v, %d)", at, e, want.at, want.seq)
+			}
 		}
 	})
 }
