@@ -53,20 +53,29 @@ func (s *nameSet) get(code uint32) *Pod {
 	return s.pods[s.find(code)]
 }
 
+// reserve makes room for n entries in all.
+func (s *nameSet) reserve(n int) {
+	if 2*n > len(s.keys) {
+		s.grow(n)
+	}
+}
+
 // put adds code's pod p (code must not be in s).
 func (s *nameSet) put(code uint32, p *Pod) {
-	if 2*(s.n+1) > len(s.keys) {
-		s.grow()
-	}
+	s.reserve(s.n + 1)
 	i := s.find(code)
 	s.keys[i], s.pods[i] = code+1, p
 	s.n++
 }
 
-// grow doubles the table (16 slots the first time).
-func (s *nameSet) grow() {
+// grow makes room for n entries: the table at least doubles (16 slots
+// the first time).
+func (s *nameSet) grow(n int) {
 	keys, pods := s.keys, s.pods
 	size := max(16, 2*len(keys))
+	for size < 2*n {
+		size *= 2
+	}
 	s.keys, s.pods = make([]uint32, size), make([]*Pod, size)
 	s.shift = uint8(32 - bits.Len(uint(size-1)))
 	s.n = 0

@@ -184,8 +184,9 @@ func (c *Cluster) createPod(rs *appsv1.ReplicaSet, st *ReplicaSet) error {
 	if len(prefix) > 58 {
 		prefix = prefix[:58]
 	}
-	if st.names == nil || st.prefix != prefix {
-		st.names, st.prefix = c.names.set(prefix), prefix
+	if st.names == nil {
+		st.names = c.names.set(prefix)
+		st.names.reserve(cap(st.Pods)) // the room reserve made for the ReplicaSet's pods
 	}
 	name, code := c.newPodName(prefix, st.names)
 	if err := c.quotaError(name, rs.Namespace); err != nil {

@@ -33,10 +33,9 @@ type ReplicaSet struct {
 	hot      []uint64
 	colo     []int32 // active pods of the owner per node slot, shared by its ReplicaSets
 	minReady time.Duration
-	// names are the pod names of prefix, the generateName prefix of the
+	// names are the pod names of the generateName prefix of the
 	// ReplicaSet's pods (set at its first pod creation).
-	names  *nameSet
-	prefix string
+	names *nameSet
 
 	// The counts of the ReplicaSet's pods: Active (replicas), Ready,
 	// Available and Terminating ones, as the controller reports them.
@@ -150,6 +149,7 @@ func (c *Cluster) SyncReplicaSet(st *ReplicaSet) error {
 	switch {
 	case diff < 0:
 		n := min(-diff, burstReplicas)
+		st.reserve(int(Replicas(rs)) + int(st.Terminating) + int(st.Terminal))
 		_, createErr = slowStart(int(n), func() error { return c.createPod(rs, st) })
 	case diff > 0:
 		n := min(diff, burstReplicas)
@@ -159,6 +159,18 @@ func (c *Cluster) SyncReplicaSet(st *ReplicaSet) error {
 	}
 	c.writeStatus(rs, st, createErr)
 	return createErr
+}
+
+// reserve makes room for n pods in st's lists, so that a ReplicaSet
+// growing pod by pod to n pods allocates its lists once instead of
+// doubling them again and again.
+func (st *ReplicaSet) reserve(n int) {
+	if n <= cap(st.Pods) {
+		return
+	}
+	st.Pods = slices.Grow(st.Pods, n-len(st.Pods))
+	st.meta = slices.Grow(st.meta, n-len(st.meta))
+	st.hot = slices.Grow(st.hot, n-len(st.hot))
 }
 
 // slowStart calls fn n times in batches of 1, 2, 4, … and stops after the
