@@ -157,7 +157,11 @@
 // converged sync then allocates nothing, and a sync that writes is 10–20 %
 // faster; it also remembers, per Deployment object, what the spec and the
 // look-up of the new ReplicaSet gave, reused while the objects are the
-// same (identity, generation and annotations map: see [Planner]). The
+// same (identity, generation and annotations map: see [Planner]), and,
+// after a plan whose only write is the Deployment's status, answers the
+// sync that write triggers (the same objects and instant, the written
+// status stored) without planning: it writes nothing, so its Result is
+// known (about 80 ns instead of 0.5 µs). The
 // building blocks alone cost tens to hundreds of nanoseconds. See
 // BENCHMARKS.md.
 //

@@ -2,10 +2,12 @@ package rollout
 
 import (
 	"reflect"
+	"time"
 	"unsafe"
 
 	"github.com/deploymath/deploymath/revision"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // A Planner remembers, per Deployment, what its spec gives (validation,
@@ -51,6 +53,9 @@ type memo struct {
 	// the Deployment's annotations map dAnn.
 	revOK bool
 	dAnn  unsafe.Pointer
+
+	// quiet is the last plan, when its only write was the status.
+	quiet quietMemo
 }
 
 type memoRS struct {
@@ -70,13 +75,13 @@ func mapID(m map[string]string) unsafe.Pointer {
 }
 
 // memoOf sets p.memo to the Planner's memo of the snapshot's Deployment
-// d, a new one the first time (nil without a Planner), and returns it.
-func (p *planner) memoOf(d *appsv1.Deployment) *memo {
+// d, m when not nil (the caller looked it up), a new one the first time
+// (nil without a Planner), and returns it.
+func (p *planner) memoOf(d *appsv1.Deployment, m *memo) *memo {
 	r := p.w.reuse
 	if r == nil {
 		return nil
 	}
-	m := r.memos[d]
 	if m == nil {
 		if r.memos == nil || len(r.memos) >= maxMemos {
 			r.memos = make(map[*appsv1.Deployment]*memo)
@@ -84,6 +89,7 @@ func (p *planner) memoOf(d *appsv1.Deployment) *memo {
 		m = &memo{gen: -1}
 		r.memos[d] = m
 	}
+	m.quiet.ok = false // this plan replaces it (see rememberQuiet)
 	p.memo = m
 	return m
 }
@@ -162,4 +168,202 @@ func (p *planner) desiredReplicas(rs *appsv1.ReplicaSet) (int32, bool) {
 // existing finds nothing to write for the Deployment d.
 func (p *planner) revisionInSync(existing *appsv1.ReplicaSet, d *appsv1.Deployment) bool {
 	return p.memoValid && p.memo.revOK && p.memo.existing == existing && p.memo.dAnn == mapID(d.Annotations)
+}
+
+// A Planner also remembers, per Deployment object, a plan whose only write
+// was the Deployment's status (quietMemo): what it read and the status it
+// wrote. The next plan of that object usually follows that very write (the
+// status update requeues the Deployment, as upstream's informer handler
+// does) at the same instant, with the same ReplicaSets: its input is the
+// last one with the written status stored in the Deployment. Such a plan
+// takes the same path through the sync (which reads the Deployment's
+// status for its conditions and counts, the cleanup's completeness test,
+// proportional scaling and the collision count), finds the status it
+// computes equal to the stored one and writes nothing; the Planner answers
+// it without planning: no action, no event, no note (Quiet plans only), the
+// Deployment's own status as Result.Status, and the requeue that plan asks
+// (none, or requeueStuck's when it ends in syncRolloutStatus, computed from
+// the written Progressing condition as stored, at the second). It does so
+// only when everything the plan reads is what the last plan read, the
+// Deployment's status being the one written: the options, the instant, the
+// same Deployment object with the same generation, annotations map and
+// deletion timestamp, its status equal by value (as statusEqual compares),
+// and the same ReplicaSet objects in the same order with the same
+// generations, annotations and labels maps, owner references and deletion
+// timestamps, their status equal by value (status is the one thing written
+// in place), no pods when the plan reads them (Recreate).
+//
+// TestPropertyQuietAfterStatusWrite (quiet_test.go) establishes it and
+// counts the exceptions, which rememberQuiet excludes: a plan that stopped
+// (a conflict or an error after the write), one that recorded an event,
+// one without Quiet, one that changed the Deployment's annotations (a new
+// revision), one whose ReplicaSets report conditions (not remembered: the
+// ReplicaFailure condition a plan copies from them has times the API
+// server cuts to the second, so the stored status differs anyway), a
+// Recreate plan with pods, and one whose written status completes the
+// rollout when there are more old ReplicaSets than revisionHistoryLimit
+// (the next plan runs the cleanup this one did not).
+
+// quietMemo is what a Planner remembers of a plan of one Deployment whose
+// only write was its status, for the plan that follows (see above).
+type quietMemo struct {
+	ok      bool
+	opts    Options
+	now     time.Time
+	gen     int64
+	ann     unsafe.Pointer
+	deleted *metav1.Time
+	// status is the written status, a private copy: conds holds its
+	// conditions, term and coll what its pointers point to.
+	status     appsv1.DeploymentStatus
+	conds      []appsv1.DeploymentCondition
+	term, coll int32
+	// pods says that the plan reads pods (Recreate): the next one is
+	// answered only without any.
+	pods bool
+	rss  []quietRS
+	// requeue is what the next plan asks.
+	requeue Requeue
+}
+
+// quietRS is what a plan read of one of the snapshot's ReplicaSets.
+type quietRS struct {
+	rs           *appsv1.ReplicaSet
+	gen          int64
+	ann, labels  unsafe.Pointer
+	owners       *metav1.OwnerReference
+	nOwners      int
+	deleted      *metav1.Time
+	status       appsv1.ReplicaSetStatus // without conditions (it had none)
+	term         int32
+	termReported bool
+}
+
+// quietResult returns the Result the plan of s with o gives when it
+// follows a remembered status-only plan of the same inputs (see above),
+// in the Planner's reused Result, or nil when it does not.
+func (pl *Planner) quietResult(m *memo, s Snapshot, o Options) *Result {
+	q := &m.quiet
+	if !q.matches(s, o) {
+		return nil
+	}
+	// What plan and finish do to the Planner's memory, without a plan.
+	clear(pl.actions[:cap(pl.actions)])
+	clear(pl.events[:cap(pl.events)])
+	pl.res = Result{Status: s.Deployment.Status, Requeue: q.requeue}
+	return &pl.res
+}
+
+// matches reports whether q remembers a status-only plan whose inputs were
+// s's, with s's Deployment status as written.
+func (q *quietMemo) matches(s Snapshot, o Options) bool {
+	d := s.Deployment
+	if !q.ok || o != q.opts || s.Now != q.now || d.Generation != q.gen || mapID(d.Annotations) != q.ann ||
+		d.DeletionTimestamp != q.deleted || q.pods && len(s.Pods) > 0 || len(s.ReplicaSets) != len(q.rss) {
+		return false
+	}
+	for i, rs := range s.ReplicaSets {
+		e := &q.rss[i]
+		if rs != e.rs || rs.Generation != e.gen || mapID(rs.Annotations) != e.ann || mapID(rs.Labels) != e.labels ||
+			len(rs.OwnerReferences) != e.nOwners || e.nOwners > 0 && &rs.OwnerReferences[0] != e.owners ||
+			rs.DeletionTimestamp != e.deleted || !e.sameStatus(&rs.Status) {
+			return false
+		}
+	}
+	return statusEqual(&d.Status, &q.status)
+}
+
+// sameStatus reports whether s is the status e holds.
+func (e *quietRS) sameStatus(s *appsv1.ReplicaSetStatus) bool {
+	return s.Replicas == e.status.Replicas && s.FullyLabeledReplicas == e.status.FullyLabeledReplicas &&
+		s.ReadyReplicas == e.status.ReadyReplicas && s.AvailableReplicas == e.status.AvailableReplicas &&
+		s.ObservedGeneration == e.status.ObservedGeneration && len(s.Conditions) == 0 &&
+		(s.TerminatingReplicas != nil) == e.termReported && (!e.termReported || *s.TerminatingReplicas == e.term)
+}
+
+// rememberQuiet records the plan just made (err is what its sync returned)
+// when its only write was the Deployment's status and the plan that
+// follows it at the same instant is known to write nothing; otherwise it
+// forgets the last one.
+func (p *planner) rememberQuiet(err error) {
+	m := p.memo
+	q := &m.quiet
+	q.ok = false
+	w := &p.w
+	s := w.snap
+	res := w.res
+	if err != nil || !w.opts.Quiet || len(res.Actions) != 1 || len(res.Events) != 0 || !p.looked {
+		return
+	}
+	a, ok := res.Actions[0].(UpdateDeploymentStatus)
+	if !ok || mapID(a.Deployment.Annotations) != mapID(s.Deployment.Annotations) {
+		return
+	}
+	d, written := s.Deployment, &a.Deployment.Status
+	pods := d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType
+	if pods && len(s.Pods) > 0 {
+		return
+	}
+	var requeue Requeue
+	if p.rolloutStatus {
+		// The next plan ends in syncRolloutStatus too, finding the status
+		// unchanged: it asks requeueStuck's requeue, the condition read
+		// back at the second the API server stores.
+		complete := deploymentComplete(d, written)
+		if complete && !deploymentComplete(d, &d.Status) && !p.historyWithinLimit() {
+			// The written status completes the rollout: the next plan
+			// cleans up, which this one did not.
+			return
+		}
+		if cur := getCondition(*written, appsv1.DeploymentProgressing); cur != nil {
+			requeue = RequeueAfter(p.params, complete, cur, cur.LastUpdateTime.Time, s.Now)
+		}
+	}
+	q.rss = q.rss[:0]
+	for _, rs := range s.ReplicaSets {
+		if len(rs.Status.Conditions) > 0 {
+			return
+		}
+		e := quietRS{rs: rs, gen: rs.Generation, ann: mapID(rs.Annotations), labels: mapID(rs.Labels),
+			nOwners: len(rs.OwnerReferences), deleted: rs.DeletionTimestamp, status: rs.Status}
+		if e.nOwners > 0 {
+			e.owners = &rs.OwnerReferences[0]
+		}
+		if t := rs.Status.TerminatingReplicas; t != nil {
+			e.term, e.termReported = *t, true
+		}
+		e.status.TerminatingReplicas = nil
+		q.rss = append(q.rss, e)
+	}
+	q.status = *written
+	q.conds = append(q.conds[:0], written.Conditions...)
+	if written.Conditions != nil {
+		q.status.Conditions = q.conds
+	}
+	if t := written.TerminatingReplicas; t != nil {
+		q.term = *t
+		q.status.TerminatingReplicas = &q.term
+	}
+	if c := written.CollisionCount; c != nil {
+		q.coll = *c
+		q.status.CollisionCount = &q.coll
+	}
+	q.opts, q.now, q.gen, q.ann, q.deleted, q.pods, q.requeue = w.opts, s.Now, d.Generation, mapID(d.Annotations), d.DeletionTimestamp, pods, requeue
+	q.ok = true
+}
+
+// historyWithinLimit reports whether the cleanup of old ReplicaSets has
+// nothing to delete: no history limit, or no more old ReplicaSets that are
+// not being deleted than it (cleanupDeployment's first test).
+func (p *planner) historyWithinLimit() bool {
+	if !p.params.HasHistoryLimit() {
+		return true
+	}
+	n := int32(0)
+	for _, rs := range p.rsList {
+		if isOld(rs, p.existing) && rs.DeletionTimestamp == nil {
+			n++
+		}
+	}
+	return n <= *p.params.RevisionHistoryLimit
 }

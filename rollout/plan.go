@@ -29,6 +29,16 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 	if s.Deployment == nil {
 		return nil, errors.New("deployment: must not be nil")
 	}
+	var m *memo
+	if reuse != nil {
+		if m = reuse.memos[s.Deployment]; m != nil {
+			if res := reuse.quietResult(m, s, o); res != nil {
+				// The sync after this Planner's own status write (see
+				// memo.go).
+				return res, nil
+			}
+		}
+	}
 	for i, rs := range s.ReplicaSets {
 		if rs == nil {
 			return nil, fmt.Errorf("replicaSets[%d]: must not be nil", i)
@@ -59,7 +69,7 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 		}
 		return w.finish(nil), nil
 	}
-	p.memoOf(d)
+	p.memoOf(d, m)
 	if m := p.specMemo(d); m != nil {
 		// The same Deployment object and generation passed validation at
 		// the Planner's last plan of it (see memo.go).
@@ -82,6 +92,10 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 	}
 
 	err := p.sync()
+	if p.memo != nil {
+		// Before finish clears the planner's lists.
+		p.rememberQuiet(err)
+	}
 	return w.finish(err), nil
 }
 
@@ -143,6 +157,9 @@ type planner struct {
 	memoValid bool
 	// existingInSync records that existing needs no revision sync.
 	existingInSync bool
+	// rolloutStatus records that the sync reached syncRolloutStatus (the
+	// end of a rollout: RollingUpdate or Recreate).
+	rolloutStatus bool
 	// fenceposts caches the resolved maxSurge and maxUnavailable: the
 	// spec does not change within a sync.
 	fenceposts struct {

@@ -23,12 +23,27 @@ import appsv1 "k8s.io/api/apps/v1"
 // desired-replicas annotation), reused at the next plan of the same
 // Deployment object when the Deployment has the same generation and
 // annotations map and the claimed ReplicaSets are the same objects, in the
-// same order, with the same generations and annotations maps. Objects are
-// compared by identity, never by value, so a Planner takes its inputs as an
-// API server's objects are: a changed spec comes with a new generation or
-// as a new object, and metadata maps are replaced, never modified in place
-// (status may be updated in place). It keeps the last Deployment and
-// ReplicaSet objects of up to 4,096 Deployments alive.
+// same order, with the same generations and annotations maps.
+//
+// And when a plan's only write is the Deployment's status, it remembers
+// what that plan read (the options, the instant, the Deployment's
+// generation, annotations map and deletion timestamp, the ReplicaSets'
+// identities, generations, annotations and labels maps, owner references,
+// deletion timestamps and status values) and the status it wrote. The
+// next plan of the same Deployment object whose input is exactly that with
+// the written status stored in the Deployment (the sync the status write
+// triggers, at the same instant) is answered without planning: such a
+// sync writes nothing and records no event, so the Result is the
+// Deployment's own status and the requeue the plan would ask, as PlanWith
+// gives it. Plans without [Options.Quiet] are always planned (their notes
+// are not remembered), and so is a Recreate plan with pods.
+//
+// Objects are compared by identity (statuses by value), so a Planner takes
+// its inputs as an API server's objects are: a changed spec comes with a
+// new generation or as a new object, and metadata maps, owner references
+// and deletion timestamps are replaced, never modified in place (status
+// may be updated in place). It keeps the last Deployment and ReplicaSet
+// objects of up to 4,096 Deployments alive.
 //
 // # Lifetime of the reused memory
 //

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deploymath/deploymath/rollout"
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // benchCases are BenchmarkPlan's rolling and converged snapshots.
@@ -98,4 +99,86 @@ func TestPlannerAllocations(t *testing.T) {
 		}
 		t.Logf("%s: %v allocations", c.name, n)
 	}
+}
+
+// statusWriteSnapshot is a RollingUpdate Deployment of 10 replicas in the
+// middle of a rollout with two ReplicaSets whose next sync writes only the
+// status (the ReplicaSets' pods became available since the last one).
+func statusWriteSnapshot(b *testing.B) rollout.Snapshot {
+	s := midRollout(2)
+	for range 20 {
+		r, err := rollout.Plan(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(r.Actions) == 1 && len(r.Events) == 0 && r.Stop == "" {
+			if _, ok := r.Actions[0].(rollout.UpdateDeploymentStatus); ok {
+				return s
+			}
+		}
+		s, _ = rollout.Apply(s, r)
+		for j, rs := range s.ReplicaSets {
+			rs = rs.DeepCopy()
+			size := *rs.Spec.Replicas
+			rs.Status = appsv1.ReplicaSetStatus{Replicas: size, FullyLabeledReplicas: size, ReadyReplicas: size,
+				AvailableReplicas: size - 1, ObservedGeneration: rs.Generation, TerminatingReplicas: new(int32)}
+			if j == 0 {
+				rs.Status.AvailableReplicas = size
+			}
+			s.ReplicaSets[j] = rs
+		}
+	}
+	b.Fatal("no status-only sync")
+	return s
+}
+
+// BenchmarkPlannerStatusWrite is the pair of syncs a simulator plans with
+// one rollout.Planner after its ReplicaSets' pods change: one whose only
+// write is the Deployment's status, then the sync that write triggers, at
+// the same instant, of the same objects with the written status stored in
+// the Deployment in place.
+func BenchmarkPlannerStatusWrite(b *testing.B) {
+	s := statusWriteSnapshot(b)
+	d := s.Deployment
+	before := *d.Status.DeepCopy()
+	conds := make([]appsv1.DeploymentCondition, 0, 4)
+	pl := rollout.Planner{Options: rollout.Options{Quiet: true}}
+	b.ReportAllocs()
+	for b.Loop() {
+		d.Status = before
+		r, err := pl.Plan(s)
+		if err != nil || len(r.Actions) != 1 {
+			b.Fatalf("first sync: %v, %d actions", err, len(r.Actions))
+		}
+		written := r.Actions[0].(rollout.UpdateDeploymentStatus).Deployment.Status
+		conds = append(conds[:0], written.Conditions...)
+		d.Status = written
+		d.Status.Conditions = conds
+		if r, err = pl.Plan(s); err != nil || len(r.Actions) != 0 {
+			b.Fatalf("second sync: %v, %d actions", err, len(r.Actions))
+		}
+	}
+	d.Status = before
+}
+
+// BenchmarkPlannerAfterStatusWrite is the second sync of
+// BenchmarkPlannerStatusWrite alone: the sync a status write triggers, which
+// writes nothing, planned again and again.
+func BenchmarkPlannerAfterStatusWrite(b *testing.B) {
+	s := statusWriteSnapshot(b)
+	d := s.Deployment
+	before := *d.Status.DeepCopy()
+	pl := rollout.Planner{Options: rollout.Options{Quiet: true}}
+	r, err := pl.Plan(s)
+	if err != nil || len(r.Actions) != 1 {
+		b.Fatalf("first sync: %v, %d actions", err, len(r.Actions))
+	}
+	d.Status = *r.Actions[0].(rollout.UpdateDeploymentStatus).Deployment.Status.DeepCopy()
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, err = pl.Plan(s); err != nil || len(r.Actions) != 0 {
+			b.Fatalf("second sync: %v, %d actions", err, len(r.Actions))
+		}
+	}
+	d.Status = before
 }

@@ -212,6 +212,7 @@ func deploymentComplete(d *appsv1.Deployment, s *appsv1.DeploymentStatus) bool {
 // a rollout, and requeues a Deployment that might time out.
 func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) error {
 	d, now := p.d, p.w.snap.Now
+	p.rolloutStatus = true
 	s := p.calculateStatus(allRSs, newRS)
 	if !hasProgressDeadline(d) {
 		removeOwnedCondition(&s, &p.conds, appsv1.DeploymentProgressing)
