@@ -1,7 +1,7 @@
 package rollout
 
 import (
-	"reflect"
+	"math"
 	"time"
 	"unsafe"
 
@@ -32,6 +32,11 @@ const maxMemos = 4096
 
 // memo is what a Planner remembers of one Deployment's last plan.
 type memo struct {
+	// quiet is the last plan, when its only write was the status; its
+	// first fields, which every plan reads, share the struct's first
+	// cache line.
+	quiet quietMemo
+
 	// What the Deployment's spec gives, for specGen (when specOK): its
 	// selector's pairs, its parameters (it passed validation), and, when
 	// fenceOK, its resolved maxSurge and maxUnavailable.
@@ -53,9 +58,6 @@ type memo struct {
 	// the Deployment's annotations map dAnn.
 	revOK bool
 	dAnn  unsafe.Pointer
-
-	// quiet is the last plan, when its only write was the status.
-	quiet quietMemo
 }
 
 type memoRS struct {
@@ -69,9 +71,11 @@ type memoDesired struct {
 	ok bool
 }
 
-// mapID is the identity of a map (nil for a nil map).
+// mapID is the identity of a map (nil for a nil map): the pointer a map
+// value is, which reflect.Value.UnsafePointer returns, read without the
+// call (this is inlined).
 func mapID(m map[string]string) unsafe.Pointer {
-	return reflect.ValueOf(m).UnsafePointer()
+	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
 }
 
 // memoOf sets p.memo to the Planner's memo of the snapshot's Deployment
@@ -207,36 +211,38 @@ func (p *planner) revisionInSync(existing *appsv1.ReplicaSet, d *appsv1.Deployme
 // quietMemo is what a Planner remembers of a plan of one Deployment whose
 // only write was its status, for the plan that follows (see above).
 type quietMemo struct {
-	ok      bool
+	ok bool
+	// pods says that the plan reads pods (Recreate): the next one is
+	// answered only without any.
+	pods    bool
 	opts    Options
 	now     time.Time
 	gen     int64
 	ann     unsafe.Pointer
 	deleted *metav1.Time
+	rss     []quietRS
 	// status is the written status, a private copy: conds holds its
 	// conditions, term and coll what its pointers point to.
 	status     appsv1.DeploymentStatus
 	conds      []appsv1.DeploymentCondition
 	term, coll int32
-	// pods says that the plan reads pods (Recreate): the next one is
-	// answered only without any.
-	pods bool
-	rss  []quietRS
-	// requeue is what the next plan asks.
-	requeue Requeue
+	// rollout says that the plan ended in syncRolloutStatus: the next
+	// one does too, and asks requeueStuck's requeue.
+	rollout bool
 }
 
-// quietRS is what a plan read of one of the snapshot's ReplicaSets.
+// quietRS is what a plan read of one of the snapshot's ReplicaSets: its
+// identity, metadata and status (which had no conditions).
 type quietRS struct {
-	rs           *appsv1.ReplicaSet
-	gen          int64
-	ann, labels  unsafe.Pointer
-	owners       *metav1.OwnerReference
-	nOwners      int
-	deleted      *metav1.Time
-	status       appsv1.ReplicaSetStatus // without conditions (it had none)
-	term         int32
-	termReported bool
+	rs                            *appsv1.ReplicaSet
+	gen, observed                 int64
+	ann, labels                   unsafe.Pointer
+	owners                        *metav1.OwnerReference
+	deleted                       *metav1.Time
+	nOwners                       int32
+	replicas, fully, ready, avail int32
+	terminating                   int32
+	terminatingReported           bool
 }
 
 // quietResult returns the Result the plan of s with o gives when it
@@ -250,7 +256,16 @@ func (pl *Planner) quietResult(m *memo, s Snapshot, o Options) *Result {
 	// What plan and finish do to the Planner's memory, without a plan.
 	clear(pl.actions[:cap(pl.actions)])
 	clear(pl.events[:cap(pl.events)])
-	pl.res = Result{Status: s.Deployment.Status, Requeue: q.requeue}
+	d := s.Deployment
+	pl.res = Result{Status: d.Status}
+	if q.rollout {
+		// requeueStuck with the status unchanged, the Progressing
+		// condition as stored (m.params is for this generation: the
+		// remembering plan set it).
+		if cur := getCondition(d.Status, appsv1.DeploymentProgressing); cur != nil {
+			pl.res.Requeue = RequeueAfter(m.params, Complete(m.params, d.Generation, &d.Status), cur, cur.LastUpdateTime.Time, s.Now)
+		}
+	}
 	return &pl.res
 }
 
@@ -265,7 +280,7 @@ func (q *quietMemo) matches(s Snapshot, o Options) bool {
 	for i, rs := range s.ReplicaSets {
 		e := &q.rss[i]
 		if rs != e.rs || rs.Generation != e.gen || mapID(rs.Annotations) != e.ann || mapID(rs.Labels) != e.labels ||
-			len(rs.OwnerReferences) != e.nOwners || e.nOwners > 0 && &rs.OwnerReferences[0] != e.owners ||
+			len(rs.OwnerReferences) != int(e.nOwners) || e.nOwners > 0 && &rs.OwnerReferences[0] != e.owners ||
 			rs.DeletionTimestamp != e.deleted || !e.sameStatus(&rs.Status) {
 			return false
 		}
@@ -275,10 +290,9 @@ func (q *quietMemo) matches(s Snapshot, o Options) bool {
 
 // sameStatus reports whether s is the status e holds.
 func (e *quietRS) sameStatus(s *appsv1.ReplicaSetStatus) bool {
-	return s.Replicas == e.status.Replicas && s.FullyLabeledReplicas == e.status.FullyLabeledReplicas &&
-		s.ReadyReplicas == e.status.ReadyReplicas && s.AvailableReplicas == e.status.AvailableReplicas &&
-		s.ObservedGeneration == e.status.ObservedGeneration && len(s.Conditions) == 0 &&
-		(s.TerminatingReplicas != nil) == e.termReported && (!e.termReported || *s.TerminatingReplicas == e.term)
+	return s.Replicas == e.replicas && s.FullyLabeledReplicas == e.fully && s.ReadyReplicas == e.ready &&
+		s.AvailableReplicas == e.avail && s.ObservedGeneration == e.observed && len(s.Conditions) == 0 &&
+		(s.TerminatingReplicas != nil) == e.terminatingReported && (!e.terminatingReported || *s.TerminatingReplicas == e.terminating)
 }
 
 // rememberQuiet records the plan just made (err is what its sync returned)
@@ -304,36 +318,32 @@ func (p *planner) rememberQuiet(err error) {
 	if pods && len(s.Pods) > 0 {
 		return
 	}
-	var requeue Requeue
-	if p.rolloutStatus {
-		// The next plan ends in syncRolloutStatus too, finding the status
-		// unchanged: it asks requeueStuck's requeue, the condition read
-		// back at the second the API server stores.
-		complete := deploymentComplete(d, written)
-		if complete && !deploymentComplete(d, &d.Status) && !p.historyWithinLimit() {
-			// The written status completes the rollout: the next plan
-			// cleans up, which this one did not.
-			return
-		}
-		if cur := getCondition(*written, appsv1.DeploymentProgressing); cur != nil {
-			requeue = RequeueAfter(p.params, complete, cur, cur.LastUpdateTime.Time, s.Now)
-		}
+	if p.rolloutStatus && deploymentComplete(d, written) && !deploymentComplete(d, &d.Status) && !p.historyWithinLimit() {
+		// The written status completes the rollout: the next plan cleans
+		// up, which this one did not.
+		return
 	}
-	q.rss = q.rss[:0]
-	for _, rs := range s.ReplicaSets {
-		if len(rs.Status.Conditions) > 0 {
+	n := len(s.ReplicaSets)
+	if cap(q.rss) < n {
+		q.rss = make([]quietRS, n)
+	}
+	q.rss = q.rss[:n]
+	for i, rs := range s.ReplicaSets {
+		st := &rs.Status
+		if len(st.Conditions) > 0 || len(rs.OwnerReferences) > math.MaxInt32 {
 			return
 		}
-		e := quietRS{rs: rs, gen: rs.Generation, ann: mapID(rs.Annotations), labels: mapID(rs.Labels),
-			nOwners: len(rs.OwnerReferences), deleted: rs.DeletionTimestamp, status: rs.Status}
+		e := &q.rss[i]
+		e.rs, e.gen, e.ann, e.labels, e.deleted = rs, rs.Generation, mapID(rs.Annotations), mapID(rs.Labels), rs.DeletionTimestamp
+		e.owners, e.nOwners = nil, int32(len(rs.OwnerReferences))
 		if e.nOwners > 0 {
 			e.owners = &rs.OwnerReferences[0]
 		}
-		if t := rs.Status.TerminatingReplicas; t != nil {
-			e.term, e.termReported = *t, true
+		e.replicas, e.fully, e.ready, e.avail, e.observed = st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas, st.ObservedGeneration
+		e.terminating, e.terminatingReported = 0, st.TerminatingReplicas != nil
+		if e.terminatingReported {
+			e.terminating = *st.TerminatingReplicas
 		}
-		e.status.TerminatingReplicas = nil
-		q.rss = append(q.rss, e)
 	}
 	q.status = *written
 	q.conds = append(q.conds[:0], written.Conditions...)
@@ -348,7 +358,7 @@ func (p *planner) rememberQuiet(err error) {
 		q.coll = *c
 		q.status.CollisionCount = &q.coll
 	}
-	q.opts, q.now, q.gen, q.ann, q.deleted, q.pods, q.requeue = w.opts, s.Now, d.Generation, mapID(d.Annotations), d.DeletionTimestamp, pods, requeue
+	q.opts, q.now, q.gen, q.ann, q.deleted, q.pods, q.rollout = w.opts, s.Now, d.Generation, mapID(d.Annotations), d.DeletionTimestamp, pods, p.rolloutStatus
 	q.ok = true
 }
 

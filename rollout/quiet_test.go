@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -177,7 +178,7 @@ func evolve(t *rapid.T, s *Snapshot) bool {
 			s.ReplicaSets = slices.Clone(s.ReplicaSets)
 			s.ReplicaSets[k] = rs
 		}
-		switch rapid.IntRange(0, 7).Draw(t, "rsEdit") {
+		switch rapid.IntRange(0, 8).Draw(t, "rsEdit") {
 		case 0: // orphaned
 			rs.OwnerReferences = nil
 		case 1: // the same owner references, a new slice
@@ -211,6 +212,12 @@ func evolve(t *rapid.T, s *Snapshot) bool {
 			rs = &c
 			s.ReplicaSets = slices.Clone(s.ReplicaSets)
 			s.ReplicaSets[k] = rs
+		case 8: // another controller's, as many owner references
+			refs := slices.Clone(rs.OwnerReferences)
+			for i := range refs {
+				refs[i].UID += "-other"
+			}
+			rs.OwnerReferences = refs
 		}
 	}
 	if rapid.IntRange(0, 7).Draw(t, "more") == 0 {
@@ -379,4 +386,17 @@ func exceptionKind(r2 *Result) string {
 		b.WriteString(" event " + e.Reason)
 	}
 	return b.String()
+}
+
+// mapID is reflect's identity of a map.
+func TestMapID(t *testing.T) {
+	a, b := map[string]string{"k": "v"}, map[string]string{"k": "v"}
+	for _, m := range []map[string]string{nil, a, b, {}} {
+		if got, want := mapID(m), reflect.ValueOf(m).UnsafePointer(); got != want {
+			t.Errorf("mapID(%v) = %p, reflect says %p", m, got, want)
+		}
+	}
+	if mapID(a) == mapID(b) || mapID(a) != mapID(a) {
+		t.Error("mapID does not tell maps apart")
+	}
 }
