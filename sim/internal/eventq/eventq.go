@@ -8,20 +8,24 @@
 // so reordering them costs no write barriers and the garbage collector
 // never scans them. Events pushed for the instant being processed (in a
 // simulator, the reactions to what just happened: most events) go to a
-// FIFO, since each is later than every queued event of that instant; the
-// rest go to a 4-ary min-heap. Pop takes the smallest head. Removing the
-// heap's root picks the earliest of four children without a branch (which
-// one it is cannot be predicted) and, at each level, loads the first
-// entries of the next level's four candidate groups, so that the cache
-// misses of a deep heap overlap.
+// FIFO, since each is later than every queued event of that instant.
+// Events for the next half minute or so (a simulator's timers) go to a
+// timing ring of 512 buckets of 67 ms, unsorted; a bucket is sorted when
+// its time comes, and its events are popped in order from there. The
+// rest (times in the bucket being drained, beyond the ring, or earlier
+// than the last pop) go to a 4-ary min-heap. Pop takes the smallest head.
+// Removing the heap's root picks the earliest of four children without a
+// branch (which one it is cannot be predicted) and, at each level, loads
+// the first entries of the next level's four candidate groups, so that the
+// cache misses of a deep heap overlap.
 //
-// The first pop of an instant takes every heap entry of that instant out
-// at once, in order, into a batch that the next pops drain: they precede
-// every event pushed during the instant (smaller sequence numbers). The
-// OnInstant hook sees the batch before its first event is returned, so
-// that a simulator can start loading the memory those events will touch
-// in a loop of independent loads, rather than one cache miss after
-// another.
+// The first pop of an instant takes every timed entry (ring or heap) of
+// that instant out at once, in order, into a batch that the next pops
+// drain: they precede every event pushed during the instant (smaller
+// sequence numbers). The OnInstant hook sees the batch before its first
+// event is returned, so that a simulator can start loading the memory
+// those events will touch in a loop of independent loads, rather than one
+// cache miss after another.
 package eventq
 
 import (
@@ -50,7 +54,25 @@ type Queue[E any] struct {
 	seq   uint64
 	cur   time.Duration // time of the last popped event
 	sink  time.Duration // what popHeap's loads ahead add up to
+
+	// The timing ring: ring[b%ringSize] holds, unsorted, the entries of
+	// bucket b (times b*bucketWidth up to the next bucket's) for every b
+	// after curB within ringSize buckets; near holds bucket curB's,
+	// sorted, from near[nhead]. Entries of curB pushed after it was
+	// sorted, and of earlier or farther buckets, go to the heap.
+	ring  [][]entry
+	ringN int   // entries in ring
+	nextB int64 // the first bucket with entries in ring (when ringN > 0)
+	near  []entry
+	nhead int
+	curB  int64
 }
+
+// The timing ring's geometry: 512 buckets of 2^26 ns (67 ms), about 34 s.
+const (
+	bucketShift = 26
+	ringSize    = 512
+)
 
 // entry is the ordering entry of a queued event.
 type entry struct {
@@ -93,6 +115,33 @@ func (q *Queue[E]) Push(at time.Duration, e E) {
 		q.fifo = append(q.fifo, en)
 		return
 	}
+	if at >= q.cur && at >= 0 { // (earlier times, rare, go to the heap)
+		if q.nhead == len(q.near) && q.cur >= 0 {
+			// nothing sorted near: the ring may start at the present
+			// bucket, or just before its first entry
+			cb := int64(q.cur) >> bucketShift
+			if q.ringN > 0 {
+				cb = min(cb, q.nextB-1)
+			}
+			q.curB = max(q.curB, cb)
+		}
+		if b := int64(at) >> bucketShift; b > q.curB && b-q.curB < ringSize {
+			if q.ring == nil {
+				q.ring = make([][]entry, ringSize)
+			}
+			q.ring[b%ringSize] = append(q.ring[b%ringSize], en)
+			if q.ringN == 0 || b < q.nextB {
+				q.nextB = b
+			}
+			q.ringN++
+			return
+		}
+	}
+	q.pushHeap(en)
+}
+
+// pushHeap adds en to the heap.
+func (q *Queue[E]) pushHeap(en entry) {
 	h := append(q.heap, en)
 	i := len(h) - 1
 	for i > 0 {
@@ -122,14 +171,16 @@ func (q *Queue[E]) Pop() (time.Duration, E) {
 			q.fifo, q.head = q.fifo[:0], 0
 		}
 	default:
-		top = q.popHeap()
-		if q.bhead == len(q.batch) && len(q.heap) > 0 && q.heap[0].at == top.at {
-			q.batch, q.bhead = append(q.batch[:0], top), 1
-			for len(q.heap) > 0 && q.heap[0].at == top.at {
-				q.batch = append(q.batch, q.popHeap())
-			}
-			if q.OnInstant != nil {
-				q.OnInstant()
+		top = q.popTimed()
+		if q.bhead == len(q.batch) {
+			if next := q.timedHead(); next != nil && next.at == top.at {
+				q.batch, q.bhead = append(q.batch[:0], top), 1
+				for next := q.timedHead(); next != nil && next.at == top.at; next = q.timedHead() {
+					q.batch = append(q.batch, q.popTimed())
+				}
+				if q.OnInstant != nil {
+					q.OnInstant()
+				}
 			}
 		}
 	}
@@ -159,10 +210,8 @@ const (
 // not be empty. The batch's head precedes the FIFO's; the heap's head
 // precedes both only when pushed for an earlier time than the instant's.
 func (q *Queue[E]) headOf() int {
-	best, where := (*entry)(nil), fromHeap
-	if len(q.heap) > 0 {
-		best = &q.heap[0]
-	}
+	best, where := q.timedHead(), fromHeap
+
 	if q.head < len(q.fifo) && (best == nil || q.fifo[q.head].less(best)) {
 		best, where = &q.fifo[q.head], fromFIFO
 	}
@@ -170,6 +219,53 @@ func (q *Queue[E]) headOf() int {
 		where = fromBatch
 	}
 	return where
+}
+
+// timedHead is the earliest entry of the heap and the ring (nil when both
+// are empty), bringing the ring's next bucket near when near is used up.
+func (q *Queue[E]) timedHead() *entry {
+	if q.nhead == len(q.near) && q.ringN > 0 && (len(q.heap) == 0 || int64(q.heap[0].at)>>bucketShift >= q.nextB) {
+		// the ring's first bucket may hold the earliest entry
+		q.advance()
+	}
+	var best *entry
+	if len(q.heap) > 0 {
+		best = &q.heap[0]
+	}
+	if q.nhead < len(q.near) && (best == nil || q.near[q.nhead].less(best)) {
+		best = &q.near[q.nhead]
+	}
+	return best
+}
+
+// popTimed removes the earliest entry of the heap and the ring; there
+// must be one (timedHead not nil).
+func (q *Queue[E]) popTimed() entry {
+	if q.nhead < len(q.near) && (len(q.heap) == 0 || q.near[q.nhead].less(&q.heap[0])) {
+		q.nhead++
+		return q.near[q.nhead-1]
+	}
+	return q.popHeap()
+}
+
+// advance makes the ring's first bucket with entries (nextB) the near
+// one, sorted, and finds the next.
+func (q *Queue[E]) advance() {
+	b := q.nextB
+	slot := &q.ring[b%ringSize]
+	q.near, *slot = *slot, q.near[:0]
+	q.nhead, q.curB = 0, b
+	q.ringN -= len(q.near)
+	if q.ringN > 0 {
+		for q.nextB = b + 1; len(q.ring[q.nextB%ringSize]) == 0; q.nextB++ {
+		}
+	}
+	slices.SortFunc(q.near, func(a, b entry) int {
+		if a.less(&b) {
+			return -1
+		}
+		return 1 // entries are never equal: their sequences differ
+	})
 }
 
 // popHeap removes the root of the heap.
@@ -233,7 +329,9 @@ func (q *Queue[E]) Grow(n int) {
 }
 
 // Len is the number of queued events.
-func (q *Queue[E]) Len() int { return len(q.heap) + len(q.fifo) - q.head + len(q.batch) - q.bhead }
+func (q *Queue[E]) Len() int {
+	return len(q.heap) + len(q.fifo) - q.head + len(q.batch) - q.bhead + q.ringN + len(q.near) - q.nhead
+}
 
 // PeekTime is the time of the earliest event; ok is false when the queue
 // is empty.
@@ -247,5 +345,5 @@ func (q *Queue[E]) PeekTime() (at time.Duration, ok bool) {
 	case fromFIFO:
 		return q.fifo[q.head].at, true
 	}
-	return q.heap[0].at, true
+	return q.timedHead().at, true
 }
