@@ -25,11 +25,11 @@ func (e *engine) Notify(it *wqItem) { (*Sim)(e).notifyItem(it) }
 // PodDeleted is the Deployment controller's pod handler: a Recreate
 // Deployment is queued once the last pod of its ReplicaSets is gone.
 func (e *engine) PodDeleted(st *cluster.ReplicaSet) {
-	if st.OwnerKey == "" {
+	if st.OwnerItem == nil {
 		return
 	}
 	s := (*Sim)(e)
-	if d := s.st.Deployments[st.OwnerKey]; d != nil && d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && !s.c.HasPods(d.Namespace, objKey(d.Namespace, d.Name)) {
+	if d := st.OwnerItem.X.Dep; d != nil && d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && !s.c.HasPods(d.Namespace, objKey(d.Namespace, d.Name)) {
 		s.notifyDeployment(st.OwnerKey)
 	}
 }

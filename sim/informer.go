@@ -109,7 +109,7 @@ func (s *Sim) quietForController() bool {
 func (s *Sim) controllerView(it *wqItem) (*appsv1.Deployment, []*appsv1.ReplicaSet) {
 	key := it.Key.Name
 	if !s.delayed() {
-		d := s.st.Deployments[key]
+		d := it.X.Dep // the stored Deployment
 		if d == nil {
 			return nil, nil
 		}

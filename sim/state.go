@@ -353,6 +353,7 @@ func (s *Sim) loadState(st *State) {
 		key := objKey(d.Namespace, d.Name)
 		s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 		s.st.Deployments[key] = d
+		s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key}).X.Dep = d
 		s.st.AddDeploymentKey(key)
 		s.seedCache(key, d, nil)
 		s.notify(queueKey{Ctrl: ctrlDeployment, Name: key}) // also with an informer delay: the first list

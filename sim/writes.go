@@ -153,7 +153,7 @@ func (s *Sim) rsStatusChanged(rs *appsv1.ReplicaSet, st *cluster.ReplicaSet) {
 		return
 	}
 	s.met.touch(st.OwnerKey)
-	if d := s.st.Deployments[st.OwnerKey]; d != nil && d.UID == ref.UID && !s.quietForController() {
+	if d := st.OwnerItem.X.Dep; d != nil && d.UID == ref.UID && !s.quietForController() {
 		s.notifyItem(st.OwnerItem)
 	}
 	s.notifyItem(st.Item)
@@ -179,6 +179,7 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	if err != nil {
 		return err
 	}
+	s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key}).X.Dep = d
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.logDeploymentWrite("create", d)
 	s.informDeployment(key, d)
@@ -200,6 +201,7 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	d = rollout.Default(d)
 	key := s.st.ReplaceDeployment(old, d)
+	s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key}).X.Dep = d
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	if s.syncDep == old {
 		s.syncDep = nil // replaced

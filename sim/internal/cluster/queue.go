@@ -31,6 +31,10 @@ type QueueData struct {
 	// RS is, for a ReplicaSet key, the record of the ReplicaSet stored
 	// under it (nil while there is none).
 	RS *ReplicaSet
+	// Dep is, for a Deployment key, the stored Deployment (nil while
+	// there is none), kept by the engine at every write that stores a new
+	// object, so that a sync and the informers find it without a look-up.
+	Dep *appsv1.Deployment
 	// CondsOwner is, for a Deployment key, the stored Deployment whose
 	// conditions array the engine allocated (it edits that array in place
 	// from one status write to the next).
