@@ -252,8 +252,12 @@ func (q *Queue[E]) popTimed() entry {
 // one, sorted, and finds the next.
 func (q *Queue[E]) advance() {
 	b := q.nextB
+	// copied, not swapped: each bucket keeps its own array, grown once to
+	// the most it holds, instead of arrays of other sizes passing around
+	// and growing again
 	slot := &q.ring[b%ringSize]
-	q.near, *slot = *slot, q.near[:0]
+	q.near = append(q.near[:0], *slot...)
+	*slot = (*slot)[:0]
 	q.nhead, q.curB = 0, b
 	q.ringN -= len(q.near)
 	if q.ringN > 0 {
