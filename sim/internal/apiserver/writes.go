@@ -93,9 +93,10 @@ func (s *Store[R]) UpdateReplicaSet(obj *appsv1.ReplicaSet, owned bool) (R, *app
 // changes nothing but spec.replicas and annotations (a plan's scale),
 // made by copying obj into the stored object instead of storing a new one:
 // only for callers that keep no stored ReplicaSet across a write. It
-// reports false, having done nothing, when obj changes the owner
-// references (not the same array as the stored ones: a plan's copy shares
-// it); the caller then updates.
+// reports false, having done nothing, when no ReplicaSet of obj's name is
+// stored or obj changes the owner references (not the same array as the
+// stored ones: a plan's copy shares it); the caller then updates (which
+// answers NotFound for the first).
 func (s *Store[R]) ScaleReplicaSetInPlace(obj *appsv1.ReplicaSet) (R, bool, error) {
 	var zero R
 	ns := namespaced(obj.Namespace)
