@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/deploymath/deploymath/sim/internal/apiserver"
+	"github.com/deploymath/deploymath/sim/internal/cluster"
 	appsv1 "k8s.io/api/apps/v1"
 )
 
@@ -103,6 +105,15 @@ func (s *Sim) quietForController() bool {
 	return s.delayed() && (s.cache == nil || !s.cache.delivering)
 }
 
+// namespaceOf returns the ReplicaSets of the namespace of the Deployment
+// of the work-queue item it (which has one stored), kept in the item.
+func (s *Sim) namespaceOf(it *wqItem) *apiserver.Namespace[*cluster.ReplicaSet] {
+	if it.X.NS == nil {
+		it.X.NS = s.st.Namespace(it.X.Dep.Namespace)
+	}
+	return it.X.NS
+}
+
 // controllerView returns the Deployment of the work-queue item it and the
 // ReplicaSets of its namespace the Deployment controller sees: the
 // store's, or with a delay the cache's (ReplicaSets by name).
@@ -113,7 +124,7 @@ func (s *Sim) controllerView(it *wqItem) (*appsv1.Deployment, []*appsv1.ReplicaS
 		if d == nil {
 			return nil, nil
 		}
-		return d, s.st.ReplicaSetsIn(d.Namespace)
+		return d, s.st.ReplicaSetsOf(s.namespaceOf(it))
 	}
 	if s.cache == nil {
 		return nil, nil

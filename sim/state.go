@@ -353,11 +353,12 @@ func (s *Sim) loadState(st *State) {
 		key := objKey(d.Namespace, d.Name)
 		s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 		s.st.Deployments[key] = d
-		s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key}).X.Dep = d
+		it := s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key})
+		it.X.Dep = d
 		s.st.AddDeploymentKey(key)
 		s.seedCache(key, d, nil)
-		s.notify(queueKey{Ctrl: ctrlDeployment, Name: key}) // also with an informer delay: the first list
-		s.met.touch(key)
+		s.notifyItem(it) // also with an informer delay: the first list
+		s.met.touch(it)
 		s.observeRestart(d)
 	}
 	byUID := map[types.UID]*cluster.ReplicaSet{}

@@ -387,9 +387,8 @@ func DescribeSummary(s *Summary) string {
 type metrics struct {
 	// per-Deployment figures, refreshed at the end of an instant for the
 	// Deployments whose object or ReplicaSets were written (touched)
-	deps        map[string]*depMetric
-	dirty       []string
-	dirtySet    map[string]bool
+	deps        map[*wqItem]*depMetric // by the Deployment's work-queue item
+	dirty       []*depMetric
 	total       int32 // Σ available over deps
 	nBelow      int   // deps below minAvailable
 	nIncomplete int   // deps not complete
@@ -408,56 +407,53 @@ type metrics struct {
 
 // depMetric is what the summary needs of one Deployment.
 type depMetric struct {
-	avail             int32
-	below, incomplete bool
+	it                       *wqItem
+	avail                    int32
+	below, incomplete, dirty bool
 }
 
 func (m *metrics) init() {
 	m.minAvail = -1
-	m.deps = map[string]*depMetric{}
-	m.dirtySet = map[string]bool{}
+	m.deps = map[*wqItem]*depMetric{}
 }
 
-// touch marks a Deployment (namespace/name) for a refresh: it or one of
-// its ReplicaSets was written.
-func (m *metrics) touch(key string) {
-	if !m.dirtySet[key] {
-		m.dirtySet[key] = true
-		m.dirty = append(m.dirty, key)
+// touch marks the Deployment of the work-queue item it for a refresh: it
+// or one of its ReplicaSets was written.
+func (m *metrics) touch(it *wqItem) {
+	dm := m.deps[it]
+	if dm == nil {
+		dm = &depMetric{it: it}
+		m.deps[it] = dm
+	}
+	if !dm.dirty {
+		dm.dirty = true
+		m.dirty = append(m.dirty, dm)
 	}
 }
 
 // refresh recomputes the touched Deployments' figures and the totals.
 func (m *metrics) refresh(s *Sim) {
-	for _, k := range m.dirty {
-		cur := m.deps[k]
-		if cur != nil {
-			m.total -= cur.avail
-			m.nBelow -= b2iInt(cur.below)
-			m.nIncomplete -= b2iInt(cur.incomplete)
-		}
-		d := s.st.Deployments[k]
-		if d == nil {
-			delete(m.deps, k)
+	for _, cur := range m.dirty {
+		m.total -= cur.avail
+		m.nBelow -= b2iInt(cur.below)
+		m.nIncomplete -= b2iInt(cur.incomplete)
+		d := cur.it.X.Dep
+		if d == nil { // a Deployment key that no Deployment is stored under
+			*cur = depMetric{it: cur.it}
 			continue
 		}
-		if cur == nil {
-			cur = &depMetric{}
-			m.deps[k] = cur
-		}
 		var a int32
-		for _, st := range s.st.ByNamespace[d.Namespace] {
+		for _, st := range s.namespaceOf(cur.it).Records {
 			if st.Owner == string(d.UID) {
 				a += st.Obj.Status.AvailableReplicas
 			}
 		}
-		*cur = depMetric{avail: a, below: a < minAvailable(d), incomplete: !s.deploymentComplete(d)}
+		*cur = depMetric{it: cur.it, avail: a, below: a < minAvailable(d), incomplete: !s.deploymentComplete(d)}
 		m.total += cur.avail
 		m.nBelow += b2iInt(cur.below)
 		m.nIncomplete += b2iInt(cur.incomplete)
 	}
 	m.dirty = m.dirty[:0]
-	clear(m.dirtySet)
 }
 
 // step opens the measurement window at the first step.

@@ -125,7 +125,7 @@ func (s *Sim) notifyOwners(old, cur *appsv1.ReplicaSet) {
 		if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
 			if ref.Kind == "Deployment" {
 				key := s.st.Key(rs.Namespace, ref.Name)
-				s.met.touch(key)
+				s.met.touch(s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key}))
 				if d := s.st.Deployments[key]; d != nil && d.UID == ref.UID && !slices.Contains(seen, key) {
 					seen = append(seen, key)
 					s.notifyDeployment(key)
@@ -152,7 +152,7 @@ func (s *Sim) rsStatusChanged(rs *appsv1.ReplicaSet, st *cluster.ReplicaSet) {
 		s.rsChanged(nil, rs)
 		return
 	}
-	s.met.touch(st.OwnerKey)
+	s.met.touch(st.OwnerItem)
 	if d := st.OwnerItem.X.Dep; d != nil && d.UID == ref.UID && !s.quietForController() {
 		s.notifyItem(st.OwnerItem)
 	}
@@ -179,12 +179,13 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	if err != nil {
 		return err
 	}
-	s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key}).X.Dep = d
+	it := s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key})
+	it.X.Dep = d
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.logDeploymentWrite("create", d)
 	s.informDeployment(key, d)
 	s.notifyDeployment(key)
-	s.met.touch(key)
+	s.met.touch(it)
 	s.observeRestart(d)
 	if s.checks != nil {
 		s.checks.userChange(key)
@@ -201,7 +202,8 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	d = rollout.Default(d)
 	key := s.st.ReplaceDeployment(old, d)
-	s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key}).X.Dep = d
+	it := s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key})
+	it.X.Dep = d
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	if s.syncDep == old {
 		s.syncDep = nil // replaced
@@ -209,7 +211,7 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	s.logDeploymentWrite("update", d)
 	s.informDeployment(key, d)
 	s.notifyDeployment(key)
-	s.met.touch(key)
+	s.met.touch(it)
 	s.observeRestart(d)
 }
 
@@ -263,7 +265,7 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	if !s.quietForController() {
 		s.notifyItem(it)
 	}
-	s.met.touch(key)
+	s.met.touch(it)
 	s.observeRestart(old)
 	return nil
 }

@@ -56,9 +56,8 @@ type Store[R Record] struct {
 	DeploymentKeys []string
 	// ReplicaSets are the records of the stored ReplicaSets by key.
 	ReplicaSets map[string]R
-	// ByNamespace holds the records of each namespace's ReplicaSets,
-	// sorted by key.
-	ByNamespace map[string][]R
+	// ByNamespace holds each namespace's ReplicaSets (see Namespace).
+	ByNamespace map[string]*Namespace[R]
 	ConfigMaps  map[string]*corev1.ConfigMap
 	Secrets     map[string]*corev1.Secret
 
@@ -66,6 +65,35 @@ type Store[R Record] struct {
 	keys    map[nsName]string // interned "namespace/name" keys
 	rsBuf   []*appsv1.ReplicaSet
 	strBuf  []byte // the unused end of the current chunk of string bytes (see Str)
+}
+
+// Namespace holds the records of one namespace's ReplicaSets. A
+// namespace's is made at its first look-up and never replaced, so that a
+// caller may keep it (the Deployment controller's work-queue item does)
+// instead of looking it up again.
+type Namespace[R Record] struct {
+	// Records are the namespace's ReplicaSets, sorted by key.
+	Records []R
+}
+
+// Namespace returns the ReplicaSets of namespace, made empty the first
+// time.
+func (s *Store[R]) Namespace(namespace string) *Namespace[R] {
+	ns := s.ByNamespace[namespace]
+	if ns == nil {
+		ns = &Namespace[R]{}
+		s.ByNamespace[namespace] = ns
+	}
+	return ns
+}
+
+// RecordsIn returns the records of namespace's ReplicaSets, sorted by
+// key (nil for none).
+func (s *Store[R]) RecordsIn(namespace string) []R {
+	if ns := s.ByNamespace[namespace]; ns != nil {
+		return ns.Records
+	}
+	return nil
 }
 
 // nsName is a namespace and a name: the key of the key intern table.
@@ -78,7 +106,7 @@ func New[R Record]() *Store[R] {
 		ReplicaSets: map[string]R{},
 		ConfigMaps:  map[string]*corev1.ConfigMap{},
 		Secrets:     map[string]*corev1.Secret{},
-		ByNamespace: map[string][]R{},
+		ByNamespace: map[string]*Namespace[R]{},
 		keys:        map[nsName]string{},
 	}
 }
@@ -113,16 +141,16 @@ func (s *Store[R]) ReplicaSet(key string) *appsv1.ReplicaSet {
 // Index adds r to its namespace's ReplicaSets; Unindex removes the one of
 // key.
 func (s *Store[R]) Index(namespace string, r R) {
-	ns := s.ByNamespace[namespace]
-	i, _ := slices.BinarySearchFunc(ns, r.Key(), func(e R, k string) int { return cmp.Compare(e.Key(), k) })
-	s.ByNamespace[namespace] = slices.Insert(ns, i, r)
+	ns := s.Namespace(namespace)
+	i, _ := slices.BinarySearchFunc(ns.Records, r.Key(), func(e R, k string) int { return cmp.Compare(e.Key(), k) })
+	ns.Records = slices.Insert(ns.Records, i, r)
 }
 
 // Unindex removes the ReplicaSet of key from its namespace's.
 func (s *Store[R]) Unindex(namespace, key string) {
-	ns := s.ByNamespace[namespace]
-	if i, found := slices.BinarySearchFunc(ns, key, func(e R, k string) int { return cmp.Compare(e.Key(), k) }); found {
-		s.ByNamespace[namespace] = slices.Delete(ns, i, i+1)
+	ns := s.Namespace(namespace)
+	if i, found := slices.BinarySearchFunc(ns.Records, key, func(e R, k string) int { return cmp.Compare(e.Key(), k) }); found {
+		ns.Records = slices.Delete(ns.Records, i, i+1)
 	}
 }
 
@@ -130,10 +158,16 @@ func (s *Store[R]) Unindex(namespace, key string) {
 // a buffer that the next call reuses: the caller must be done with the
 // slice before it calls again (a plan does not keep its snapshot).
 func (s *Store[R]) ReplicaSetsIn(namespace string) []*appsv1.ReplicaSet {
-	records := s.ByNamespace[namespace]
-	if len(records) == 0 {
+	return s.ReplicaSetsOf(s.ByNamespace[namespace])
+}
+
+// ReplicaSetsOf is ReplicaSetsIn for a namespace's records at hand (ns
+// may be nil: none).
+func (s *Store[R]) ReplicaSetsOf(ns *Namespace[R]) []*appsv1.ReplicaSet {
+	if ns == nil || len(ns.Records) == 0 {
 		return nil
 	}
+	records := ns.Records
 	clear(s.rsBuf)
 	out := s.rsBuf[:0]
 	for _, r := range records {
@@ -147,7 +181,7 @@ func (s *Store[R]) ReplicaSetsIn(namespace string) []*appsv1.ReplicaSet {
 // first (creation time, then name).
 func (s *Store[R]) OwnedReplicaSets(d *appsv1.Deployment) []*appsv1.ReplicaSet {
 	var out []*appsv1.ReplicaSet
-	for _, r := range s.ByNamespace[d.Namespace] {
+	for _, r := range s.RecordsIn(d.Namespace) {
 		if r.ControllerUID() == string(d.UID) {
 			out = append(out, r.Object())
 		}

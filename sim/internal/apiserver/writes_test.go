@@ -42,7 +42,7 @@ func TestReplicaSetWrites(t *testing.T) {
 	if in.Namespace != "" || in.UID != "theirs" || in.Status.Replicas != 9 || rs == in {
 		t.Fatal("the create modified or kept its input")
 	}
-	if s.ReplicaSets["default/web-1"] != r || len(s.ByNamespace["default"]) != 1 {
+	if s.ReplicaSets["default/web-1"] != r || len(s.RecordsIn("default")) != 1 {
 		t.Fatal("not stored or not indexed")
 	}
 	if _, err := s.CreateReplicaSet(in, now, newRecord); reason(err) != "AlreadyExists" {
@@ -106,7 +106,7 @@ func TestReplicaSetWrites(t *testing.T) {
 	if _, err := s.DeleteReplicaSet("", "web-1", "other"); reason(err) != "Conflict" {
 		t.Fatalf("delete with another UID: %v", err)
 	}
-	if d, err := s.DeleteReplicaSet("", "web-1", stored.UID); err != nil || d != r || s.ReplicaSets["default/web-1"] != nil || len(s.ByNamespace["default"]) != 0 {
+	if d, err := s.DeleteReplicaSet("", "web-1", stored.UID); err != nil || d != r || s.ReplicaSets["default/web-1"] != nil || len(s.RecordsIn("default")) != 0 {
 		t.Fatalf("delete: %v", err)
 	}
 	if _, err := s.DeleteReplicaSet("", "web-1", ""); reason(err) != "NotFound" {

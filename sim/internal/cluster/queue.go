@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"github.com/deploymath/deploymath/sim/internal/apiserver"
 	"github.com/deploymath/deploymath/sim/internal/workqueue"
 	appsv1 "k8s.io/api/apps/v1"
 )
@@ -39,4 +40,7 @@ type QueueData struct {
 	// conditions array the engine allocated (it edits that array in place
 	// from one status write to the next).
 	CondsOwner *appsv1.Deployment
+	// NS is, for a Deployment key, the ReplicaSets of its namespace (set
+	// by the engine at first use), read at every sync without a look-up.
+	NS *apiserver.Namespace[*ReplicaSet]
 }

@@ -126,7 +126,7 @@ func (c *Cluster) Delete(st *ReplicaSet) {
 // HasPods reports whether any ReplicaSet of namespace controlled by the
 // Deployment of key has pods.
 func (c *Cluster) HasPods(namespace, key string) bool {
-	for _, st := range c.st.ByNamespace[namespace] {
+	for _, st := range c.st.RecordsIn(namespace) {
 		if st.OwnerKey == key && len(st.Pods) > 0 {
 			return true
 		}
