@@ -670,12 +670,13 @@ func (sc *Scenario) validate(src []byte) error {
 		until = Duration(DefaultUntil)
 	}
 	var last Duration
+	lines := strings.Split(string(src), "\n") // split once: a scenario may have thousands of steps
 	for i := range sc.Steps {
 		st := &sc.Steps[i]
 		p := fmt.Sprintf("steps[%d]", i)
-		st.line = lineOf(src, p)
+		st.line = yamlline.Find(lines, 1, p)
 		if st.SetImage != nil {
-			st.imageLine = lineOf(src, p+".setImage.container")
+			st.imageLine = yamlline.Find(lines, 1, p+".setImage.container")
 		}
 		if st.At > until {
 			return withLine(src, fmt.Errorf("field %q: %s is after the time limit (until %s): the step would never run", p+".at", time.Duration(st.At), time.Duration(until)))
