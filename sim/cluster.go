@@ -15,7 +15,7 @@ type engine Sim
 func (e *engine) Now() time.Duration { return e.now }
 
 func (e *engine) Schedule(at time.Duration, t cluster.Timer) {
-	e.q.push(event{at: at, kind: evCluster, t: t})
+	e.q.push(at, clusterEvent(t))
 }
 
 func (e *engine) Note(format string, args ...any) { (*Sim)(e).note(format, args...) }

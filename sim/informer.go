@@ -72,7 +72,7 @@ func (s *Sim) send(d delivery) {
 		s.cache = &informerCache{deployments: map[string]*appsv1.Deployment{}, rss: map[string]*appsv1.ReplicaSet{}}
 	}
 	s.cache.pending = append(s.cache.pending, d)
-	s.q.push(event{at: s.now + time.Duration(s.sc.Cluster.InformerDelay), kind: evInform})
+	s.q.push(s.now+time.Duration(s.sc.Cluster.InformerDelay), event{kind: evInform})
 }
 
 // deliver hands the oldest pending change to the cache and notifies the

@@ -306,7 +306,7 @@ func (s *Sim) armStep(i int) {
 	s.armedSteps = append(s.armedSteps, armed{idx: i, start: v})
 	s.note("step %d: waits until %s", i+1, describeWhen(st.When))
 	if t := st.When.Timeout; t > 0 {
-		s.q.push(event{at: s.now + time.Duration(t), kind: evStepTimeout, idx: int32(i)})
+		s.q.push(s.now+time.Duration(t), event{kind: evStepTimeout, n: uint32(i)})
 	}
 	s.checkArmed()
 }

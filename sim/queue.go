@@ -22,17 +22,30 @@ const (
 	evInform                       // a write reaches the Deployment controller's cache (cluster.informerDelay)
 )
 
-// event is one entry of the event queue. Only the fields of its kind are set.
+// event is one entry of the event queue (its time is the queue's). Only
+// the fields of its kind are set; a cluster timer is kept as its parts,
+// so that an event is 32 bytes.
 type event struct {
-	at   time.Duration
 	item *wqItem       // evProcess, evTimer
-	t    cluster.Timer // evCluster
-	idx  int32         // evStep, evStepTimeout
+	pod  *cluster.Pod  // evCluster: the timer's pod or node
+	node *cluster.Node //
+	n    uint32        // evCluster: the timer's generation; evStep, evStepTimeout: the step's index
 	kind eventKind
+	tk   cluster.TimerKind // evCluster
+}
+
+// clusterEvent is the event of a cluster timer.
+func clusterEvent(t cluster.Timer) event {
+	return event{kind: evCluster, pod: t.Pod, node: t.Node, n: t.Gen, tk: t.Kind}
+}
+
+// timer is the cluster timer of an evCluster event.
+func (e *event) timer() cluster.Timer {
+	return cluster.Timer{Kind: e.tk, Gen: e.n, Pod: e.pod, Node: e.node}
 }
 
 // eventQueue is the run's event queue (package eventq: (time, insertion)
-// order), with the event's own time as its key.
+// order), keyed by the time each event is pushed for.
 type eventQueue struct {
 	q    eventq.Queue[event]
 	sink uint64 // what touchInstant reads
@@ -47,21 +60,20 @@ func (q *eventQueue) touchInstant() {
 	var x uint64
 	n := q.q.Batch()
 	for i := range n {
-		x += uint64(q.q.BatchEvent(i).t.PodGen())
+		t := q.q.BatchEvent(i).timer()
+		x += uint64(t.PodGen())
 	}
 	for i := range n {
-		x += q.q.BatchEvent(i).t.RankWord()
+		t := q.q.BatchEvent(i).timer()
+		x += t.RankWord()
 	}
 	q.sink += x
 }
 
-func (q *eventQueue) push(e event) { q.q.Push(e.at, e) }
+func (q *eventQueue) push(at time.Duration, e event) { q.q.Push(at, e) }
 
 // pop removes and returns the earliest event. The queue must not be empty.
-func (q *eventQueue) pop() event {
-	_, e := q.q.Pop()
-	return e
-}
+func (q *eventQueue) pop() (time.Duration, event) { return q.q.Pop() }
 
 func (q *eventQueue) len() int { return q.q.Len() }
 

@@ -118,7 +118,7 @@ func (s *Sim) scheduleRestartTick() {
 		return
 	}
 	r.tickAt = d
-	s.q.push(event{at: d, kind: evRestartTick})
+	s.q.push(d, event{kind: evRestartTick})
 }
 
 // restartTick is one check of the restart controller: release the due

@@ -275,9 +275,11 @@ func (s *Sim) Run() (*Result, error) {
 	if err := s.load(); err != nil {
 		return nil, err
 	}
-	s.q.push(event{at: s.until, kind: evUntil})
+	s.q.push(s.until, event{kind: evUntil})
 	for s.q.len() > 0 && s.failed == nil {
-		at, _ := s.q.peekTime()
+		// popped before the instant it opens is closed: closing an instant
+		// queues nothing, and the run ends at an event it does not handle
+		at, e := s.q.pop()
 		if at > s.until {
 			break
 		}
@@ -289,7 +291,6 @@ func (s *Sim) Run() (*Result, error) {
 			s.now = at
 			s.instant++
 		}
-		e := s.q.pop()
 		if e.kind == evUntil {
 			break
 		}
@@ -324,13 +325,13 @@ func (s *Sim) Run() (*Result, error) {
 func (s *Sim) handle(e event) {
 	switch e.kind {
 	case evStep:
-		if s.sc.Steps[e.idx].When != nil {
-			s.armStep(int(e.idx))
+		if s.sc.Steps[e.n].When != nil {
+			s.armStep(int(e.n))
 		} else {
-			s.runStep(int(e.idx))
+			s.runStep(int(e.n))
 		}
 	case evStepTimeout:
-		s.stepTimedOut(int(e.idx))
+		s.stepTimedOut(int(e.n))
 	case evProcess:
 		it := e.item
 		syncs, ok := s.wq.Take(it, s.instant)
@@ -348,13 +349,13 @@ func (s *Sim) handle(e event) {
 			s.syncReplicaSet(it)
 		}
 	case evCluster:
-		s.c.Fire(e.t)
+		s.c.Fire(e.timer())
 	case evInform:
 		s.deliver()
 	case evRestartTick:
-		s.restartTick(e.at)
+		s.restartTick(s.now)
 	case evTimer:
-		if s.wq.Due(e.item, e.at) {
+		if s.wq.Due(e.item, s.now) {
 			s.addItem(e.item)
 		}
 	}
@@ -365,7 +366,7 @@ func (s *Sim) add(k queueKey) { s.addItem(s.wq.Item(k)) }
 
 func (s *Sim) addItem(it *wqItem) {
 	if s.wq.Add(it) {
-		s.q.push(event{at: s.now, kind: evProcess, item: it})
+		s.q.push(s.now, event{kind: evProcess, item: it})
 	}
 }
 
@@ -379,7 +380,7 @@ func (s *Sim) addAfterItem(it *wqItem, d time.Duration) {
 		return
 	}
 	if at := s.now + d; s.wq.AddAfter(it, at) {
-		s.q.push(event{at: at, kind: evTimer, item: it})
+		s.q.push(at, event{kind: evTimer, item: it})
 	}
 }
 

@@ -232,7 +232,8 @@ func (s *Sim) runUntil(until time.Duration) {
 			break
 		}
 		s.now = at
-		s.handle(s.q.pop())
+		_, e := s.q.pop()
+		s.handle(e)
 	}
 	s.now = until
 }

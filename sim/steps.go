@@ -46,7 +46,7 @@ func (s *Sim) load() error {
 	}
 	s.stepsLeft = len(s.sc.Steps)
 	for i, st := range s.sc.Steps {
-		s.q.push(event{at: time.Duration(st.At), kind: evStep, idx: int32(i)})
+		s.q.push(time.Duration(st.At), event{kind: evStep, n: uint32(i)})
 	}
 	return nil
 }
