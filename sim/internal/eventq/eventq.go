@@ -13,7 +13,10 @@
 // timing ring of 512 buckets of 67 ms, unsorted; a bucket is sorted when
 // its time comes, and its events are popped in order from there. The
 // rest (times in the bucket being drained, beyond the ring, or earlier
-// than the last pop) go to a 4-ary min-heap. Pop takes the smallest head.
+// than the last pop) go to a 4-ary min-heap. Pop takes the smallest head;
+// while the heap and the ring hold no time up to the present (they do
+// only after a push for the present or an earlier time while the FIFO held
+// another), the FIFO's head is taken without comparing.
 // Removing the heap's root picks the earliest of four children without a
 // branch (which one it is cannot be predicted) and, at each level, loads
 // the first entries of the next level's four candidate groups, so that the
@@ -53,7 +56,12 @@ type Queue[E any] struct {
 	bhead int
 	seq   uint64
 	cur   time.Duration // time of the last popped event
-	sink  time.Duration // what popHeap's loads ahead add up to
+	// past: the heap or the ring may hold an entry at cur or earlier
+	// (pushed for a time not after the present while the FIFO held
+	// another); otherwise the FIFO's head, when at cur, comes before
+	// everything but the batch
+	past bool
+	sink time.Duration // what popHeap's loads ahead add up to
 
 	// The timing ring: ring[b%ringSize] holds, unsorted, the entries of
 	// bucket b (times b*bucketWidth up to the next bucket's) for every b
@@ -65,7 +73,9 @@ type Queue[E any] struct {
 	nextB int64 // the first bucket with entries in ring (when ringN > 0)
 	near  []entry
 	nhead int
-	curB  int64
+	// scratch is sortNear's second array
+	scratch []entry
+	curB    int64
 }
 
 // The timing ring's geometry: 512 buckets of 2^26 ns (67 ms), about 34 s.
@@ -115,6 +125,9 @@ func (q *Queue[E]) Push(at time.Duration, e E) {
 		q.fifo = append(q.fifo, en)
 		return
 	}
+	if at <= q.cur {
+		q.past = true
+	}
 	if at >= q.cur && at >= 0 { // (earlier times, rare, go to the heap)
 		if q.nhead == len(q.near) && q.cur >= 0 {
 			// nothing sorted near: the ring may start at the present
@@ -160,7 +173,12 @@ func (q *Queue[E]) pushHeap(en entry) {
 // not be empty (see Len).
 func (q *Queue[E]) Pop() (time.Duration, E) {
 	var top entry
-	switch q.headOf() {
+	where := fromFIFO
+	slow := q.past || q.bhead < len(q.batch) || q.head == len(q.fifo) || q.fifo[q.head].at != q.cur
+	if slow {
+		where = q.headOf()
+	} // else the FIFO's head is first: the heap and the ring hold later times only
+	switch where {
 	case fromBatch:
 		top = q.batch[q.bhead]
 		q.bhead++
@@ -185,6 +203,10 @@ func (q *Queue[E]) Pop() (time.Duration, E) {
 		}
 	}
 	q.cur = top.at
+	if slow { // do the heap and the ring hold a time not after the present?
+		h := q.timedHead()
+		q.past = h != nil && h.at <= q.cur
+	}
 	e := q.slab[top.slot]
 	var zero E
 	q.slab[top.slot] = zero // drop what the event points to
@@ -252,11 +274,11 @@ func (q *Queue[E]) popTimed() entry {
 // one, sorted, and finds the next.
 func (q *Queue[E]) advance() {
 	b := q.nextB
-	// copied, not swapped: each bucket keeps its own array, grown once to
-	// the most it holds, instead of arrays of other sizes passing around
-	// and growing again
+	// sorted from the bucket into near, not swapped: each bucket keeps its
+	// own array, grown once to the most it holds, instead of arrays of
+	// other sizes passing around and growing again
 	slot := &q.ring[b%ringSize]
-	q.near = append(q.near[:0], *slot...)
+	q.sortNear(*slot)
 	*slot = (*slot)[:0]
 	q.nhead, q.curB = 0, b
 	q.ringN -= len(q.near)
@@ -264,12 +286,60 @@ func (q *Queue[E]) advance() {
 		for q.nextB = b + 1; len(q.ring[q.nextB%ringSize]) == 0; q.nextB++ {
 		}
 	}
-	slices.SortFunc(q.near, func(a, b entry) int {
-		if a.less(&b) {
-			return -1
+}
+
+// radixMin is the size from which a bucket is sorted by radix, and
+// radixBits the width of its digits (three passes cover a bucket's
+// bucketShift bits of offset).
+const (
+	radixMin  = 64
+	radixBits = 9
+)
+
+// sortNear sets near to the entries of one ring bucket, src (in push
+// order, so in sequence order), sorted. A large bucket is sorted by a
+// stable least-significant-digit radix sort of the entries' offsets in
+// the bucket: a few linear passes instead of n log n comparisons, and
+// entries of one time keep their sequence order. A digit that every entry
+// shares is skipped.
+func (q *Queue[E]) sortNear(src []entry) {
+	n := len(src)
+	q.near = append(q.near[:0], src...)
+	if n < radixMin {
+		slices.SortFunc(q.near, func(a, b entry) int {
+			if a.less(&b) {
+				return -1
+			}
+			return 1 // entries are never equal: their sequences differ
+		})
+		return
+	}
+	q.scratch = slices.Grow(q.scratch[:0], n)[:n]
+	in, out := q.near, q.scratch
+	const mask = 1<<radixBits - 1
+	for shift := 0; shift < bucketShift; shift += radixBits {
+		var pos [1 << radixBits]int32
+		for i := range in {
+			pos[uint64(in[i].at)>>shift&mask]++
 		}
-		return 1 // entries are never equal: their sequences differ
-	})
+		if pos[uint64(in[0].at)>>shift&mask] == int32(n) {
+			continue // one digit for all
+		}
+		sum := int32(0)
+		for d, c := range pos {
+			pos[d] = sum
+			sum += c
+		}
+		for i := range in {
+			d := uint64(in[i].at) >> shift & mask
+			out[pos[d]] = in[i]
+			pos[d]++
+		}
+		in, out = out, in
+	}
+	if &in[0] != &q.near[0] {
+		copy(q.near, in)
+	}
 }
 
 // popHeap removes the root of the heap.

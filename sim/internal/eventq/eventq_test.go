@@ -120,6 +120,37 @@ func TestOrderHeap(t *testing.T) {
 	})
 }
 
+// TestOrderRadix: ring buckets large enough to be sorted by radix
+// (radixMin entries and more), with offsets in the bucket that share low
+// digits, high digits or all of them, or spread over the bucket's width,
+// and times that repeat, pop in (time, insertion) order.
+func TestOrderRadix(t *testing.T) {
+	const w = time.Duration(1) << bucketShift
+	rapid.Check(t, func(t *rapid.T) {
+		var q Queue[int]
+		n := rapid.IntRange(radixMin, 4*radixMin).Draw(t, "events")
+		step := rapid.SampledFrom([]time.Duration{1, 1 << radixBits, 1 << (2 * radixBits), 1000}).Draw(t, "step")
+		spread := rapid.SampledFrom([]int64{1, 3, 1 << radixBits, int64(w)}).Draw(t, "spread")
+		type ref struct {
+			at  time.Duration
+			seq int
+		}
+		pending := make([]ref, n)
+		for i := range pending {
+			b := time.Duration(rapid.IntRange(1, 3).Draw(t, "bucket"))
+			at := b*w + (step*time.Duration(rapid.Int64Range(0, spread-1).Draw(t, "offset")))%w
+			q.Push(at, i)
+			pending[i] = ref{at, i}
+		}
+		slices.SortStableFunc(pending, func(a, b ref) int { return cmp.Compare(a.at, b.at) })
+		for _, want := range pending {
+			if at, e := q.Pop(); at != want.at || e != want.seq {
+				t.Fatalf("Pop = (%v, %d), want (%v, %d)", at, e, want.at, want.seq)
+			}
+		}
+	})
+}
+
 // TestPopDropsReferences: a popped event's slot no longer holds it, so
 // what it points to can be collected.
 func TestPopDropsReferences(t *testing.T) {
