@@ -105,6 +105,10 @@ type Sim struct {
 	seed  uint64
 	now   time.Duration
 	until time.Duration
+	// wallNow is wall() at wallFor (computed once an instant, not once a
+	// sync)
+	wallNow time.Time
+	wallFor time.Duration
 
 	q  eventQueue
 	wq workQueue
@@ -404,7 +408,12 @@ func (s *Sim) notifyItem(it *wqItem) {
 }
 
 // wall is the wall-clock instant of the virtual now.
-func (s *Sim) wall() time.Time { return Epoch.Add(s.now) }
+func (s *Sim) wall() time.Time {
+	if s.wallFor != s.now || s.wallNow.IsZero() {
+		s.wallNow, s.wallFor = Epoch.Add(s.now), s.now
+	}
+	return s.wallNow
+}
 
 // stamp is the virtual now as the API server stores it (seconds).
 func (s *Sim) stamp() metav1.Time { return truncTime(metav1.NewTime(s.wall())) }

@@ -23,7 +23,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"unsafe"
 
 	"github.com/deploymath/deploymath/internal/apirules"
@@ -62,9 +61,11 @@ type Store[R Record] struct {
 	Secrets     map[string]*corev1.Secret
 
 	rv, uid int64
-	keys    map[nsName]string // interned "namespace/name" keys
-	rsBuf   []*appsv1.ReplicaSet
-	strBuf  []byte // the unused end of the current chunk of string bytes (see Str)
+	// rvDigits is rv in decimal
+	rvDigits []byte
+	keys     map[nsName]string // interned "namespace/name" keys
+	rsBuf    []*appsv1.ReplicaSet
+	strBuf   []byte // the unused end of the current chunk of string bytes (see Str)
 }
 
 // Namespace holds the records of one namespace's ReplicaSets. A
@@ -195,11 +196,23 @@ func (s *Store[R]) OwnedReplicaSets(d *appsv1.Deployment) []*appsv1.ReplicaSet {
 	return out
 }
 
-// NextRV returns the next resourceVersion.
+// NextRV returns the next resourceVersion: the counter's decimal digits,
+// kept as digits and counted up in place (usually one digit changes)
+// instead of formatted anew at every write.
 func (s *Store[R]) NextRV() string {
 	s.rv++
-	var b [20]byte
-	return s.Str(strconv.AppendInt(b[:0], s.rv, 10))
+	d := s.rvDigits
+	i := len(d) - 1
+	for ; i >= 0 && d[i] == '9'; i-- {
+		d[i] = '0'
+	}
+	if i < 0 {
+		d = append([]byte{'1'}, d...)
+	} else {
+		d[i]++
+	}
+	s.rvDigits = d
+	return s.Str(d)
 }
 
 // strChunk is the size of the chunks Str copies strings into.

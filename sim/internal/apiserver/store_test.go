@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -98,6 +99,28 @@ func TestErrors(t *testing.T) {
 	} {
 		if c.err.Error() != c.want {
 			t.Errorf("%q, want %q", c.err, c.want)
+		}
+	}
+}
+
+// TestNextRV: resourceVersions counted up in their digits are the
+// counter's decimal form, across every carry up to a million, and the
+// strings handed out earlier keep their value.
+func TestNextRV(t *testing.T) {
+	s := New[*rec]()
+	var kept []string
+	for i := int64(1); i <= 1_000_000; i++ {
+		rv := s.NextRV()
+		if want := strconv.FormatInt(i, 10); rv != want {
+			t.Fatalf("resourceVersion %d = %q, want %q", i, rv, want)
+		}
+		if i%99_991 == 0 {
+			kept = append(kept, rv)
+		}
+	}
+	for j, rv := range kept {
+		if want := strconv.FormatInt(int64(j+1)*99_991, 10); rv != want {
+			t.Fatalf("kept resourceVersion %d changed to %q, want %q", j, rv, want)
 		}
 	}
 }
