@@ -93,7 +93,7 @@ func (p *planner) memoOf(d *appsv1.Deployment, m *memo) *memo {
 		m = &memo{gen: -1}
 		r.memos[d] = m
 	}
-	m.quiet.ok = false // this plan replaces it (see rememberQuiet)
+	m.quiet.ok, m.quiet.toStatus = false, false // this plan replaces them (see rememberQuiet)
 	p.memo = m
 	return m
 }
@@ -208,10 +208,18 @@ func (p *planner) revisionInSync(existing *appsv1.ReplicaSet, d *appsv1.Deployme
 // rollout when there are more old ReplicaSets than revisionHistoryLimit
 // (the next plan runs the cleanup this one did not).
 
-// quietMemo is what a Planner remembers of a plan of one Deployment whose
-// only write was its status, for the plan that follows (see above).
+// quietMemo is what a Planner remembers of the last plan of one
+// Deployment, for the plan that follows: when its only write was the
+// status (ok, see above), and when it went straight from the look-up to
+// the status with nothing to scale (toStatus, see below). What it read
+// (options, Deployment metadata, the ReplicaSets) is recorded once for
+// both.
 type quietMemo struct {
 	ok bool
+	// toStatus says that the plan was a RollingUpdate sync that wrote and
+	// recorded nothing before its final syncRolloutStatus (see
+	// skipsToStatus); withinLimit is historyWithinLimit at that plan.
+	toStatus, withinLimit bool
 	// pods says that the plan reads pods (Recreate): the next one is
 	// answered only without any.
 	pods    bool
@@ -232,7 +240,8 @@ type quietMemo struct {
 }
 
 // quietRS is what a plan read of one of the snapshot's ReplicaSets: its
-// identity, metadata and status (which had no conditions).
+// identity, metadata, size and status (conds: it had conditions, which
+// are not recorded).
 type quietRS struct {
 	rs                            *appsv1.ReplicaSet
 	gen, observed                 int64
@@ -240,9 +249,10 @@ type quietRS struct {
 	owners                        *metav1.OwnerReference
 	deleted                       *metav1.Time
 	nOwners                       int32
+	spec                          int32
 	replicas, fully, ready, avail int32
 	terminating                   int32
-	terminatingReported           bool
+	terminatingReported, conds    bool
 }
 
 // quietResult returns the Result the plan of s with o gives when it
@@ -279,48 +289,159 @@ func (q *quietMemo) matches(s Snapshot, o Options) bool {
 	}
 	for i, rs := range s.ReplicaSets {
 		e := &q.rss[i]
-		if rs != e.rs || rs.Generation != e.gen || mapID(rs.Annotations) != e.ann || mapID(rs.Labels) != e.labels ||
-			len(rs.OwnerReferences) != int(e.nOwners) || e.nOwners > 0 && &rs.OwnerReferences[0] != e.owners ||
-			rs.DeletionTimestamp != e.deleted || !e.sameStatus(&rs.Status) {
+		if !e.sameObject(rs) || !e.sameStatus(&rs.Status) {
 			return false
 		}
 	}
 	return statusEqual(&d.Status, &q.status)
 }
 
+// sameObject reports whether rs is the object e records, with the same
+// generation, metadata (annotations and labels maps, owner references,
+// deletion timestamp, by identity) and size.
+func (e *quietRS) sameObject(rs *appsv1.ReplicaSet) bool {
+	return rs == e.rs && rs.Generation == e.gen && mapID(rs.Annotations) == e.ann && mapID(rs.Labels) == e.labels &&
+		len(rs.OwnerReferences) == int(e.nOwners) && (e.nOwners == 0 || &rs.OwnerReferences[0] == e.owners) &&
+		rs.DeletionTimestamp == e.deleted && rs.Spec.Replicas != nil && *rs.Spec.Replicas == e.spec
+}
+
 // sameStatus reports whether s is the status e holds.
 func (e *quietRS) sameStatus(s *appsv1.ReplicaSetStatus) bool {
-	return s.Replicas == e.replicas && s.FullyLabeledReplicas == e.fully && s.ReadyReplicas == e.ready &&
+	return !e.conds && s.Replicas == e.replicas && s.FullyLabeledReplicas == e.fully && s.ReadyReplicas == e.ready &&
 		s.AvailableReplicas == e.avail && s.ObservedGeneration == e.observed && len(s.Conditions) == 0 &&
 		(s.TerminatingReplicas != nil) == e.terminatingReported && (!e.terminatingReported || *s.TerminatingReplicas == e.terminating)
 }
 
+// A Planner also answers the sync of a RollingUpdate Deployment whose
+// ReplicaSets' statuses moved without any scaling decision changing,
+// the most common sync of a rollout, with part of a plan: when the last
+// plan of the same Deployment object (remembered with q.toStatus) went
+// from the claim through the look-up of the new ReplicaSet, the scaling
+// event check, reconcileNewReplicaSet, reconcileOldReplicaSets and the
+// cleanup to its final syncRolloutStatus without writing anything or
+// recording an event, and nothing that part reads has changed since, it
+// goes straight to syncRolloutStatus with the ReplicaSets that plan found
+// (the status computation, the conditions, the requeue and the write are
+// then planned as usual). That part reads:
+//
+//   - the options (compared);
+//   - the Deployment: its identity (UID, namespace), spec (selector,
+//     paused, strategy, replicas, maxSurge, maxUnavailable,
+//     minReadySeconds, progress deadline, revision history limit: its
+//     generation is compared), annotations (revision, rollback, copied to
+//     the new ReplicaSet: the map's identity is compared) and deletion
+//     timestamp (compared; nil on this path);
+//   - every ReplicaSet of the snapshot, for the claim (adopting and
+//     releasing): namespace, labels, owner references, deletion
+//     timestamp; and of the claimed ones: creation time, name, UID
+//     (immutable), generation (template, minReadySeconds), annotations
+//     (revision, desired replicas), spec.replicas and
+//     status.availableReplicas. The same objects in the same order, with
+//     the same generations, the same maps, owner references and deletion
+//     timestamps by identity and the same spec.replicas and
+//     availableReplicas by value: then the claim claims the same
+//     ReplicaSets, the look-up (remembered, see above) finds the same new
+//     one with its revision in sync, no ReplicaSet records a scaling
+//     event, and the new and old ReplicaSets' sizes, the scale-down budget
+//     and the unhealthy and healthy scale-downs are what they were:
+//     nothing to scale. (Their other status fields and conditions are
+//     read by the status computation only.)
+//   - the Deployment's status, in three places, checked on the status
+//     the Deployment has now: with a progress deadline, a Progressing
+//     condition that says DeploymentPaused is turned into
+//     DeploymentResumed (the Deployment is not paused on this path), and
+//     a missing one is set to FoundNewReplicaSet, both written: the
+//     shortcut requires the condition present and not DeploymentPaused;
+//     and a complete rollout (deploymentComplete on the stored status)
+//     runs the cleanup of old ReplicaSets: the shortcut requires it
+//     incomplete, or no more old ReplicaSets than revisionHistoryLimit
+//     (then the cleanup deletes nothing; recorded as q.withinLimit).
+//
+// The instant is not read by that part (only by the writes it does not
+// make), nor are pods (RollingUpdate). Quiet plans only, like the rest of
+// the memo.
+//
+// TestPropertySkipToStatus (quiet_test.go) checks the Result against
+// PlanWith's over syncs whose ReplicaSet statuses, sizes, metadata, the
+// Deployment and time move, and counts the plans that skipped.
+
+// skipsToStatus reports whether q remembers a plan that went straight to
+// the status and whose skipped part reads of s, with o, what it read (see
+// above).
+func (q *quietMemo) skipsToStatus(s Snapshot, o Options) bool {
+	d := s.Deployment
+	if !q.toStatus || o != q.opts || d.Generation != q.gen || mapID(d.Annotations) != q.ann ||
+		d.DeletionTimestamp != q.deleted || len(s.ReplicaSets) != len(q.rss) {
+		return false
+	}
+	if hasProgressDeadline(d) {
+		if c := getCondition(d.Status, appsv1.DeploymentProgressing); c == nil || c.Reason == PausedDeployReason {
+			return false
+		}
+	}
+	if !q.withinLimit && d.Spec.Replicas != nil && deploymentComplete(d, &d.Status) {
+		return false
+	}
+	for i, rs := range s.ReplicaSets {
+		e := &q.rss[i]
+		if !e.sameObject(rs) || rs.Status.AvailableReplicas != e.avail {
+			return false
+		}
+	}
+	return true
+}
+
+// syncToStatus is the sync of a Deployment whose last plan q.toStatus
+// remembers and whose inputs skipsToStatus accepted: the claimed
+// ReplicaSets sorted and the new one are the memo's, and the sync is the
+// final syncRolloutStatus of rolloutRolling.
+func (p *planner) syncToStatus() error {
+	m := p.memo
+	w := &p.w
+	w.claimed = append(w.claimedList(), m.sorted...)
+	p.rsList, p.existing = w.claimed, m.existing
+	p.looked, p.memoValid, p.existingInSync, p.toStatus = true, true, true, true
+	newRS := m.existing
+	allRSs := w.appendRS(w.findOldReplicaSets(p.rsList, newRS), newRS)
+	return p.syncRolloutStatus(allRSs, newRS)
+}
+
 // rememberQuiet records the plan just made (err is what its sync returned)
 // when its only write was the Deployment's status and the plan that
-// follows it at the same instant is known to write nothing; otherwise it
-// forgets the last one.
+// follows it at the same instant is known to write nothing (q.ok), or
+// when it went from the look-up straight to the status (q.toStatus, see
+// skipsToStatus); otherwise it forgets the last one.
 func (p *planner) rememberQuiet(err error) {
 	m := p.memo
 	q := &m.quiet
-	q.ok = false
+	q.ok, q.toStatus = false, false
 	w := &p.w
 	s := w.snap
 	res := w.res
-	if err != nil || !w.opts.Quiet || len(res.Actions) != 1 || len(res.Events) != 0 || !p.looked {
+	if !w.opts.Quiet || !p.looked {
 		return
 	}
-	a, ok := res.Actions[0].(UpdateDeploymentStatus)
-	if !ok || mapID(a.Deployment.Annotations) != mapID(s.Deployment.Annotations) {
-		return
+	d := s.Deployment
+	ok, toStatus := err == nil && len(res.Events) == 0 && len(res.Actions) == 1, p.toStatus
+	var written *appsv1.DeploymentStatus
+	if ok {
+		a, isStatus := res.Actions[0].(UpdateDeploymentStatus)
+		ok = isStatus && mapID(a.Deployment.Annotations) == mapID(d.Annotations)
+		if ok {
+			written = &a.Deployment.Status
+		}
 	}
-	d, written := s.Deployment, &a.Deployment.Status
 	pods := d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType
 	if pods && len(s.Pods) > 0 {
-		return
+		ok = false
 	}
-	if p.rolloutStatus && deploymentComplete(d, written) && !deploymentComplete(d, &d.Status) && !p.historyWithinLimit() {
+	withinLimit := (ok || toStatus) && p.historyWithinLimit()
+	if ok && p.rolloutStatus && deploymentComplete(d, written) && !deploymentComplete(d, &d.Status) && !withinLimit {
 		// The written status completes the rollout: the next plan cleans
 		// up, which this one did not.
+		ok = false
+	}
+	if !ok && !toStatus {
 		return
 	}
 	n := len(s.ReplicaSets)
@@ -330,20 +451,29 @@ func (p *planner) rememberQuiet(err error) {
 	q.rss = q.rss[:n]
 	for i, rs := range s.ReplicaSets {
 		st := &rs.Status
-		if len(st.Conditions) > 0 || len(rs.OwnerReferences) > math.MaxInt32 {
+		if len(rs.OwnerReferences) > math.MaxInt32 {
 			return
 		}
 		e := &q.rss[i]
 		e.rs, e.gen, e.ann, e.labels, e.deleted = rs, rs.Generation, mapID(rs.Annotations), mapID(rs.Labels), rs.DeletionTimestamp
-		e.owners, e.nOwners = nil, int32(len(rs.OwnerReferences))
+		e.owners, e.nOwners, e.spec = nil, int32(len(rs.OwnerReferences)), *rs.Spec.Replicas
 		if e.nOwners > 0 {
 			e.owners = &rs.OwnerReferences[0]
 		}
 		e.replicas, e.fully, e.ready, e.avail, e.observed = st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas, st.ObservedGeneration
-		e.terminating, e.terminatingReported = 0, st.TerminatingReplicas != nil
+		e.terminating, e.terminatingReported, e.conds = 0, st.TerminatingReplicas != nil, len(st.Conditions) > 0
 		if e.terminatingReported {
 			e.terminating = *st.TerminatingReplicas
 		}
+		if e.conds {
+			// Not for q.ok: see above.
+			ok = false
+		}
+	}
+	q.opts, q.gen, q.ann, q.deleted = w.opts, d.Generation, mapID(d.Annotations), d.DeletionTimestamp
+	q.toStatus, q.withinLimit = toStatus, withinLimit
+	if !ok {
+		return
 	}
 	q.status = *written
 	q.conds = append(q.conds[:0], written.Conditions...)
@@ -358,7 +488,7 @@ func (p *planner) rememberQuiet(err error) {
 		q.coll = *c
 		q.status.CollisionCount = &q.coll
 	}
-	q.opts, q.now, q.gen, q.ann, q.deleted, q.pods, q.rollout = w.opts, s.Now, d.Generation, mapID(d.Annotations), d.DeletionTimestamp, pods, p.rolloutStatus
+	q.now, q.pods, q.rollout = s.Now, pods, p.rolloutStatus
 	q.ok = true
 }
 

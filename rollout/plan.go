@@ -69,6 +69,9 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 		}
 		return w.finish(nil), nil
 	}
+	// The last plan of this Deployment may let this one skip to the
+	// status (see memo.go); memoOf forgets it.
+	skip := m != nil && m.quiet.skipsToStatus(s, o)
 	p.memoOf(d, m)
 	if m := p.specMemo(d); m != nil {
 		// The same Deployment object and generation passed validation at
@@ -91,7 +94,12 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 		}
 	}
 
-	err := p.sync()
+	var err error
+	if skip {
+		err = p.syncToStatus()
+	} else {
+		err = p.sync()
+	}
 	if p.memo != nil {
 		// Before finish clears the planner's lists.
 		p.rememberQuiet(err)
@@ -160,6 +168,10 @@ type planner struct {
 	// rolloutStatus records that the sync reached syncRolloutStatus (the
 	// end of a rollout: RollingUpdate or Recreate).
 	rolloutStatus bool
+	// toStatus records that a RollingUpdate sync reached its final
+	// syncRolloutStatus with nothing written or recorded before, the
+	// new ReplicaSet the memo's (see skipsToStatus).
+	toStatus bool
 	// fenceposts caches the resolved maxSurge and maxUnavailable: the
 	// spec does not change within a sync.
 	fenceposts struct {

@@ -34,6 +34,9 @@ func (p *planner) rolloutRolling() error {
 			return err
 		}
 	}
+	// Nothing written so far: the next plan may skip to the status (see
+	// skipsToStatus).
+	p.toStatus = p.memo != nil && len(p.w.res.Actions) == 0 && len(p.w.res.Events) == 0 && newRS == p.memo.existing
 	return p.syncRolloutStatus(allRSs, newRS)
 }
 
