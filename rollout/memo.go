@@ -93,7 +93,7 @@ func (p *planner) memoOf(d *appsv1.Deployment, m *memo) *memo {
 		m = &memo{gen: -1}
 		r.memos[d] = m
 	}
-	m.quiet.ok, m.quiet.toStatus = false, false // this plan replaces them (see rememberQuiet)
+	m.quiet.ok, m.quiet.at = false, resumeNone // this plan replaces them (see rememberQuiet)
 	p.memo = m
 	return m
 }
@@ -210,16 +210,14 @@ func (p *planner) revisionInSync(existing *appsv1.ReplicaSet, d *appsv1.Deployme
 
 // quietMemo is what a Planner remembers of the last plan of one
 // Deployment, for the plan that follows: when its only write was the
-// status (ok, see above), and when it went straight from the look-up to
-// the status with nothing to scale (toStatus, see below). What it read
-// (options, Deployment metadata, the ReplicaSets) is recorded once for
-// both.
+// status (ok, see above), and how far a RollingUpdate plan got with
+// nothing written (at, see below). What it read (options, Deployment
+// metadata, the ReplicaSets) is recorded once for both.
 type quietMemo struct {
 	ok bool
-	// toStatus says that the plan was a RollingUpdate sync that wrote and
-	// recorded nothing before its final syncRolloutStatus (see
-	// skipsToStatus); withinLimit is historyWithinLimit at that plan.
-	toStatus, withinLimit bool
+	// at is the point of rolloutRolling the plan reached with nothing
+	// written or recorded before it (see resumeAt).
+	at resumePoint
 	// pods says that the plan reads pods (Recreate): the next one is
 	// answered only without any.
 	pods    bool
@@ -312,109 +310,126 @@ func (e *quietRS) sameStatus(s *appsv1.ReplicaSetStatus) bool {
 		(s.TerminatingReplicas != nil) == e.terminatingReported && (!e.terminatingReported || *s.TerminatingReplicas == e.terminating)
 }
 
-// A Planner also answers the sync of a RollingUpdate Deployment whose
-// ReplicaSets' statuses moved without any scaling decision changing,
-// the most common sync of a rollout, with part of a plan: when the last
-// plan of the same Deployment object (remembered with q.toStatus) went
-// from the claim through the look-up of the new ReplicaSet, the scaling
-// event check, reconcileNewReplicaSet, reconcileOldReplicaSets and the
-// cleanup to its final syncRolloutStatus without writing anything or
-// recording an event, and nothing that part reads has changed since, it
-// goes straight to syncRolloutStatus with the ReplicaSets that plan found
-// (the status computation, the conditions, the requeue and the write are
-// then planned as usual). That part reads:
+// A Planner also resumes half-way the sync of a RollingUpdate Deployment
+// whose ReplicaSets' statuses moved since its last plan, the most common
+// sync of a rollout. The first part of rolloutRolling (the claim, the
+// paused and rollback checks, the look-up of the new ReplicaSet and its
+// revision sync, the scaling-event check, reconcileNewReplicaSet) reads
+// no ReplicaSet status: when the last plan of the same Deployment object
+// went through it without writing anything or recording an event
+// (resumeOld), the next plan whose inputs to it are the same starts at
+// reconcileOldReplicaSets with the ReplicaSets that plan found. When the
+// last plan also went through reconcileOldReplicaSets without writing
+// (resumeCleanup), which reads the ReplicaSets' availableReplicas too,
+// and those are the same, the next plan starts after it, at the cleanup
+// of old ReplicaSets (which, like the rest, is planned as usual: it reads
+// the Deployment's stored status, its completeness). The first part reads:
 //
 //   - the options (compared);
-//   - the Deployment: its identity (UID, namespace), spec (selector,
-//     paused, strategy, replicas, maxSurge, maxUnavailable,
-//     minReadySeconds, progress deadline, revision history limit: its
-//     generation is compared), annotations (revision, rollback, copied to
-//     the new ReplicaSet: the map's identity is compared) and deletion
-//     timestamp (compared; nil on this path);
+//   - the Deployment: its identity (UID, namespace, name), spec
+//     (selector, paused, strategy, replicas, maxSurge, maxUnavailable,
+//     minReadySeconds, progress deadline: its generation is compared),
+//     annotations (revision, rollback, those copied to the new
+//     ReplicaSet: the map's identity is compared) and deletion timestamp
+//     (compared; nil on this path);
 //   - every ReplicaSet of the snapshot, for the claim (adopting and
 //     releasing): namespace, labels, owner references, deletion
 //     timestamp; and of the claimed ones: creation time, name, UID
 //     (immutable), generation (template, minReadySeconds), annotations
-//     (revision, desired replicas), spec.replicas and
-//     status.availableReplicas. The same objects in the same order, with
-//     the same generations, the same maps, owner references and deletion
-//     timestamps by identity and the same spec.replicas and
-//     availableReplicas by value: then the claim claims the same
-//     ReplicaSets, the look-up (remembered, see above) finds the same new
-//     one with its revision in sync, no ReplicaSet records a scaling
-//     event, and the new and old ReplicaSets' sizes, the scale-down budget
-//     and the unhealthy and healthy scale-downs are what they were:
-//     nothing to scale. (Their other status fields and conditions are
-//     read by the status computation only.)
-//   - the Deployment's status, in three places, checked on the status
-//     the Deployment has now: with a progress deadline, a Progressing
+//     (revision, desired replicas, max replicas) and spec.replicas. The
+//     same objects in the same order, with the same generations, the same
+//     maps, owner references and deletion timestamps by identity, and the
+//     same spec.replicas by value (which the generation already covers):
+//     then the claim claims the same ReplicaSets without a patch, the
+//     look-up (remembered, see above) finds the same new one with its
+//     revision in sync, no ReplicaSet records a scaling event, and the
+//     new ReplicaSet keeps its size with nothing written;
+//   - the Deployment's status, in two places, checked on the status the
+//     Deployment has now: with a progress deadline, a Progressing
 //     condition that says DeploymentPaused is turned into
 //     DeploymentResumed (the Deployment is not paused on this path), and
-//     a missing one is set to FoundNewReplicaSet, both written: the
-//     shortcut requires the condition present and not DeploymentPaused;
-//     and a complete rollout (deploymentComplete on the stored status)
-//     runs the cleanup of old ReplicaSets: the shortcut requires it
-//     incomplete, or no more old ReplicaSets than revisionHistoryLimit
-//     (then the cleanup deletes nothing; recorded as q.withinLimit).
+//     a missing one is set to FoundNewReplicaSet, both written. Resuming
+//     requires the condition present and not DeploymentPaused.
 //
-// The instant is not read by that part (only by the writes it does not
-// make), nor are pods (RollingUpdate). Quiet plans only, like the rest of
-// the memo.
+// It reads neither the instant (only the writes it does not make do) nor
+// pods (RollingUpdate), nor any ReplicaSet status. reconcileOldReplicaSets
+// reads the ReplicaSets' spec.replicas and availableReplicas (the
+// scale-down budget, the unhealthy and the healthy scale-downs), the
+// Deployment's spec and maxUnavailable: nothing else. Quiet plans only,
+// like the rest of the memo.
 //
-// TestPropertySkipToStatus (quiet_test.go) checks the Result against
+// TestPropertyResume (resume_test.go) checks the Result against
 // PlanWith's over syncs whose ReplicaSet statuses, sizes, metadata, the
-// Deployment and time move, and counts the plans that skipped.
+// Deployment, its status and time move, and counts the plans resumed.
 
-// skipsToStatus reports whether q remembers a plan that went straight to
-// the status and whose skipped part reads of s, with o, what it read (see
-// above).
-func (q *quietMemo) skipsToStatus(s Snapshot, o Options) bool {
+// resumePoint is where a RollingUpdate sync may resume (see above).
+type resumePoint uint8
+
+const (
+	resumeNone    resumePoint = iota
+	resumeOld                 // at reconcileOldReplicaSets
+	resumeCleanup             // after it, at the cleanup
+)
+
+// reach records that the sync got to at with nothing written or recorded
+// before, newRS the memo's new ReplicaSet (not the copy an unparsable
+// revision makes).
+func (p *planner) reach(at resumePoint, newRS *appsv1.ReplicaSet) {
+	if p.memo != nil && len(p.w.res.Actions) == 0 && len(p.w.res.Events) == 0 && newRS == p.memo.existing {
+		p.reached = at
+	}
+}
+
+// resumeAt returns where the plan of s with o may resume the RollingUpdate
+// sync q remembers (see above), resumeNone when it may not.
+func (q *quietMemo) resumeAt(s Snapshot, o Options) resumePoint {
 	d := s.Deployment
-	if !q.toStatus || o != q.opts || d.Generation != q.gen || mapID(d.Annotations) != q.ann ||
+	if q.at == resumeNone || o != q.opts || d.Generation != q.gen || mapID(d.Annotations) != q.ann ||
 		d.DeletionTimestamp != q.deleted || len(s.ReplicaSets) != len(q.rss) {
-		return false
+		return resumeNone
 	}
 	if hasProgressDeadline(d) {
 		if c := getCondition(d.Status, appsv1.DeploymentProgressing); c == nil || c.Reason == PausedDeployReason {
-			return false
+			return resumeNone
 		}
 	}
-	if !q.withinLimit && d.Spec.Replicas != nil && deploymentComplete(d, &d.Status) {
-		return false
-	}
+	at := q.at
 	for i, rs := range s.ReplicaSets {
 		e := &q.rss[i]
-		if !e.sameObject(rs) || rs.Status.AvailableReplicas != e.avail {
-			return false
+		if !e.sameObject(rs) {
+			return resumeNone
+		}
+		if rs.Status.AvailableReplicas != e.avail {
+			at = resumeOld
 		}
 	}
-	return true
+	return at
 }
 
-// syncToStatus is the sync of a Deployment whose last plan q.toStatus
-// remembers and whose inputs skipsToStatus accepted: the claimed
-// ReplicaSets sorted and the new one are the memo's, and the sync is the
-// final syncRolloutStatus of rolloutRolling.
-func (p *planner) syncToStatus() error {
+// resume is the sync of a Deployment whose inputs resumeAt accepted, from
+// at: the claimed ReplicaSets (sorted) and the new one are the memo's.
+func (p *planner) resume(at resumePoint) error {
 	m := p.memo
 	w := &p.w
 	w.claimed = append(w.claimedList(), m.sorted...)
 	p.rsList, p.existing = w.claimed, m.existing
-	p.looked, p.memoValid, p.existingInSync, p.toStatus = true, true, true, true
+	p.looked, p.memoValid, p.existingInSync = true, true, true
 	newRS := m.existing
-	allRSs := w.appendRS(w.findOldReplicaSets(p.rsList, newRS), newRS)
-	return p.syncRolloutStatus(allRSs, newRS)
+	oldRSs := w.findOldReplicaSets(p.rsList, newRS)
+	allRSs := w.appendRS(oldRSs, newRS)
+	p.reached = at
+	return p.rollingOld(allRSs, oldRSs, newRS, at == resumeOld)
 }
 
 // rememberQuiet records the plan just made (err is what its sync returned)
 // when its only write was the Deployment's status and the plan that
 // follows it at the same instant is known to write nothing (q.ok), or
-// when it went from the look-up straight to the status (q.toStatus, see
-// skipsToStatus); otherwise it forgets the last one.
+// when it was a RollingUpdate sync that may be resumed (q.at, see
+// resumeAt); otherwise it forgets the last one.
 func (p *planner) rememberQuiet(err error) {
 	m := p.memo
 	q := &m.quiet
-	q.ok, q.toStatus = false, false
+	q.ok, q.at = false, resumeNone
 	w := &p.w
 	s := w.snap
 	res := w.res
@@ -422,7 +437,7 @@ func (p *planner) rememberQuiet(err error) {
 		return
 	}
 	d := s.Deployment
-	ok, toStatus := err == nil && len(res.Events) == 0 && len(res.Actions) == 1, p.toStatus
+	ok := err == nil && len(res.Events) == 0 && len(res.Actions) == 1
 	var written *appsv1.DeploymentStatus
 	if ok {
 		a, isStatus := res.Actions[0].(UpdateDeploymentStatus)
@@ -435,13 +450,12 @@ func (p *planner) rememberQuiet(err error) {
 	if pods && len(s.Pods) > 0 {
 		ok = false
 	}
-	withinLimit := (ok || toStatus) && p.historyWithinLimit()
-	if ok && p.rolloutStatus && deploymentComplete(d, written) && !deploymentComplete(d, &d.Status) && !withinLimit {
+	if ok && p.rolloutStatus && deploymentComplete(d, written) && !deploymentComplete(d, &d.Status) && !p.historyWithinLimit() {
 		// The written status completes the rollout: the next plan cleans
 		// up, which this one did not.
 		ok = false
 	}
-	if !ok && !toStatus {
+	if !ok && p.reached == resumeNone {
 		return
 	}
 	n := len(s.ReplicaSets)
@@ -470,8 +484,7 @@ func (p *planner) rememberQuiet(err error) {
 			ok = false
 		}
 	}
-	q.opts, q.gen, q.ann, q.deleted = w.opts, d.Generation, mapID(d.Annotations), d.DeletionTimestamp
-	q.toStatus, q.withinLimit = toStatus, withinLimit
+	q.opts, q.gen, q.ann, q.deleted, q.at = w.opts, d.Generation, mapID(d.Annotations), d.DeletionTimestamp, p.reached
 	if !ok {
 		return
 	}

@@ -69,9 +69,12 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 		}
 		return w.finish(nil), nil
 	}
-	// The last plan of this Deployment may let this one skip to the
-	// status (see memo.go); memoOf forgets it.
-	skip := m != nil && m.quiet.skipsToStatus(s, o)
+	// The last plan of this Deployment may let this one resume a
+	// RollingUpdate sync half-way (see memo.go); memoOf forgets it.
+	var at resumePoint
+	if m != nil {
+		at = m.quiet.resumeAt(s, o)
+	}
 	p.memoOf(d, m)
 	if m := p.specMemo(d); m != nil {
 		// The same Deployment object and generation passed validation at
@@ -95,8 +98,8 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 	}
 
 	var err error
-	if skip {
-		err = p.syncToStatus()
+	if at != resumeNone {
+		err = p.resume(at)
 	} else {
 		err = p.sync()
 	}
@@ -168,10 +171,10 @@ type planner struct {
 	// rolloutStatus records that the sync reached syncRolloutStatus (the
 	// end of a rollout: RollingUpdate or Recreate).
 	rolloutStatus bool
-	// toStatus records that a RollingUpdate sync reached its final
-	// syncRolloutStatus with nothing written or recorded before, the
-	// new ReplicaSet the memo's (see skipsToStatus).
-	toStatus bool
+	// reached is the furthest point of a RollingUpdate sync it reached
+	// with nothing written or recorded before, the new ReplicaSet the
+	// memo's (see reach).
+	reached resumePoint
 	// fenceposts caches the resolved maxSurge and maxUnavailable: the
 	// spec does not change within a sync.
 	fenceposts struct {

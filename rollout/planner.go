@@ -38,6 +38,25 @@ import appsv1 "k8s.io/api/apps/v1"
 // gives it. Plans without [Options.Quiet] are always planned (their notes
 // are not remembered), and so is a Recreate plan with pods.
 //
+// And when a RollingUpdate plan got through the claim, the look-up of the
+// new ReplicaSet, the scaling-event check and the sizing of the new
+// ReplicaSet without writing anything or recording an event, it remembers
+// that too, with what that part reads (the options, the Deployment's
+// generation, annotations map and deletion timestamp, the ReplicaSets'
+// identities, generations, annotations and labels maps, owner references,
+// deletion timestamps and spec.replicas; no status), and whether the
+// scale-down of old ReplicaSets that follows wrote nothing either, with
+// the ReplicaSets' availableReplicas it read. The next plan of the same
+// Deployment object with those inputs, whose Progressing condition (with
+// a progress deadline) is present and not DeploymentPaused (else that part
+// writes it), resumes there: after the scale-down when no
+// availableReplicas changed, else at it, with the ReplicaSets the
+// remembered plan found; the rest (the cleanup of old ReplicaSets on a
+// complete status, the status, its conditions, the requeue) is planned as
+// usual, at the new instant. Such syncs, after a ReplicaSet's status moved
+// (pods created, ready, available, terminating), are most of a rollout's.
+// Quiet plans only.
+//
 // Objects are compared by identity (statuses by value), so a Planner takes
 // its inputs as an API server's objects are: a changed spec comes with a
 // new generation or as a new object, and metadata maps, owner references

@@ -2,6 +2,7 @@ package rollout_test
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"testing"
 
@@ -181,4 +182,47 @@ func BenchmarkPlannerAfterStatusWrite(b *testing.B) {
 		}
 	}
 	d.Status = before
+}
+
+// BenchmarkPlannerStatusOnly is a sync whose only write is the
+// Deployment's status, planned again and again with one rollout.Planner,
+// as a simulator plans the syncs that ReplicaSet status changes trigger
+// during a rollout: resumed after the old ReplicaSets' scale-down (no
+// availableReplicas moved since the last plan), resumed at it (an old
+// ReplicaSet's availableReplicas alternates between two values that
+// scale nothing), and planned in full (a ReplicaSet's labels alternate
+// between two equal maps, which the Planner cannot tell are equal).
+func BenchmarkPlannerStatusOnly(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		move func(s rollout.Snapshot, i int, labels [2]map[string]string)
+	}{
+		{"resume=cleanup", func(rollout.Snapshot, int, [2]map[string]string) {}},
+		{"resume=old", func(s rollout.Snapshot, i int, _ [2]map[string]string) {
+			s.ReplicaSets[1].Status.AvailableReplicas = *s.ReplicaSets[1].Spec.Replicas - 1 - int32(i&1)
+		}},
+		{"full", func(s rollout.Snapshot, i int, labels [2]map[string]string) {
+			s.ReplicaSets[1].Labels = labels[i&1]
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := statusWriteSnapshot(b)
+			rs := s.ReplicaSets[1]
+			labels := [2]map[string]string{rs.Labels, maps.Clone(rs.Labels)}
+			pl := rollout.Planner{Options: rollout.Options{Quiet: true}}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				c.move(s, i, labels)
+				i++
+				r, err := pl.Plan(s)
+				if err != nil || len(r.Actions) != 1 || len(r.Events) != 0 {
+					b.Fatalf("%v, %d actions, %d events", err, len(r.Actions), len(r.Events))
+				}
+				if _, ok := r.Actions[0].(rollout.UpdateDeploymentStatus); !ok {
+					b.Fatalf("%T, not a status write", r.Actions[0])
+				}
+			}
+		})
+	}
 }

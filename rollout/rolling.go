@@ -22,21 +22,28 @@ func (p *planner) rolloutRolling() error {
 	if scaledUp {
 		return p.syncRolloutStatus(allRSs, newRS)
 	}
-	scaledDown, err := p.reconcileOldReplicaSets(allRSs, p.w.filterActive(oldRSs), newRS)
-	if err != nil {
-		return err
-	}
-	if scaledDown {
-		return p.syncRolloutStatus(allRSs, newRS)
+	p.reach(resumeOld, newRS)
+	return p.rollingOld(allRSs, oldRSs, newRS, true)
+}
+
+// rollingOld is rolloutRolling from reconcileOldReplicaSets on (from the
+// cleanup when not reconcile: see resume).
+func (p *planner) rollingOld(allRSs, oldRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, reconcile bool) error {
+	if reconcile {
+		scaledDown, err := p.reconcileOldReplicaSets(allRSs, p.w.filterActive(oldRSs), newRS)
+		if err != nil {
+			return err
+		}
+		if scaledDown {
+			return p.syncRolloutStatus(allRSs, newRS)
+		}
+		p.reach(resumeCleanup, newRS)
 	}
 	if deploymentComplete(p.d, &p.d.Status) {
 		if err := p.cleanupDeployment(oldRSs); err != nil {
 			return err
 		}
 	}
-	// Nothing written so far: the next plan may skip to the status (see
-	// skipsToStatus).
-	p.toStatus = p.memo != nil && len(p.w.res.Actions) == 0 && len(p.w.res.Events) == 0 && newRS == p.memo.existing
 	return p.syncRolloutStatus(allRSs, newRS)
 }
 
