@@ -194,8 +194,9 @@ func (p *planner) revisionInSync(existing *appsv1.ReplicaSet, d *appsv1.Deployme
 // deletion timestamp, its status equal by value (as statusEqual compares),
 // and the same ReplicaSet objects in the same order with the same
 // generations, annotations and labels maps, owner references and deletion
-// timestamps, their status equal by value (status is the one thing written
-// in place), no pods when the plan reads them (Recreate).
+// timestamps, the same spec.replicas, their status equal by value (status
+// is the one thing written in place), no pods when the plan reads them
+// (Recreate).
 //
 // TestPropertyQuietAfterStatusWrite (quiet_test.go) establishes it and
 // counts the exceptions, which rememberQuiet excludes: a plan that stopped

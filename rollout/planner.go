@@ -29,7 +29,8 @@ import appsv1 "k8s.io/api/apps/v1"
 // what that plan read (the options, the instant, the Deployment's
 // generation, annotations map and deletion timestamp, the ReplicaSets'
 // identities, generations, annotations and labels maps, owner references,
-// deletion timestamps and status values) and the status it wrote. The
+// deletion timestamps, spec.replicas and status values) and the status it
+// wrote. The
 // next plan of the same Deployment object whose input is exactly that with
 // the written status stored in the Deployment (the sync the status write
 // triggers, at the same instant) is answered without planning: such a
@@ -53,9 +54,13 @@ import appsv1 "k8s.io/api/apps/v1"
 // availableReplicas changed, else at it, with the ReplicaSets the
 // remembered plan found; the rest (the cleanup of old ReplicaSets on a
 // complete status, the status, its conditions, the requeue) is planned as
-// usual, at the new instant. Such syncs, after a ReplicaSet's status moved
-// (pods created, ready, available, terminating), are most of a rollout's.
-// Quiet plans only.
+// usual, at the new instant. Any other difference (another option, a new
+// generation or object, a replaced map, owner references or deletion
+// timestamp, a ReplicaSet resized, added or removed, a Progressing
+// condition missing or paused) and the sync is planned from the start.
+// Such syncs, after a ReplicaSet's status moved (pods created, ready,
+// available, terminating), are most of a rollout's, and so are the syncs
+// of a converged Deployment that write nothing. Quiet plans only.
 //
 // Objects are compared by identity (statuses by value), so a Planner takes
 // its inputs as an API server's objects are: a changed spec comes with a
