@@ -105,6 +105,9 @@ type Planner struct {
 	conds []appsv1.DeploymentCondition
 	// memos is what the last plan of each Deployment found (see memo.go).
 	memos map[*appsv1.Deployment]*memo
+	// statusAction is the last UpdateDeploymentStatus handed out, boxed
+	// once (see world.statusAction).
+	statusAction Action
 }
 
 // Plan is [PlanWith](s, pl.Options), with the Result and the written

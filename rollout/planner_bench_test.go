@@ -71,9 +71,11 @@ func BenchmarkPlanner(b *testing.B) {
 }
 
 // TestPlannerAllocations pins the allocations of a quiet plan with a warm
-// Planner: none for a converged sync, and for BenchmarkPlan's mid-rollout
-// sync only what the Result keeps (the written ReplicaSet, its annotations
-// and size, the boxed actions, the event messages, the new conditions).
+// Planner: none for a converged sync, none for a sync whose only write is
+// the status (the same status action is handed out again), and for
+// BenchmarkPlan's mid-rollout sync only what the Result keeps (the written
+// ReplicaSet, its annotations and size, the boxed actions, the event
+// messages, the new conditions).
 func TestPlannerAllocations(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -81,6 +83,7 @@ func TestPlannerAllocations(t *testing.T) {
 		max  float64
 	}{
 		{"converged", convergedSnapshot(1), 0},
+		{"status-only", statusWriteSnapshot(t), 0},
 		{"rolling/rs=1", midRollout(1), 24},
 	} {
 		pl := rollout.Planner{Options: rollout.Options{Quiet: true}}
@@ -105,7 +108,7 @@ func TestPlannerAllocations(t *testing.T) {
 // statusWriteSnapshot is a RollingUpdate Deployment of 10 replicas in the
 // middle of a rollout with two ReplicaSets whose next sync writes only the
 // status (the ReplicaSets' pods became available since the last one).
-func statusWriteSnapshot(b *testing.B) rollout.Snapshot {
+func statusWriteSnapshot(b testing.TB) rollout.Snapshot {
 	s := midRollout(2)
 	for range 20 {
 		r, err := rollout.Plan(s)

@@ -345,12 +345,30 @@ func (w *world) writeDeployment(d *appsv1.Deployment, status bool, why string) e
 	w.deploymentWrites++
 	out := d
 	if status {
-		w.addAction(UpdateDeploymentStatus{Deployment: out, Why: why})
+		w.addAction(w.statusAction(out, why))
 		w.status = out.Status
 	} else {
 		w.addAction(UpdateDeployment{Deployment: out, Why: why})
 	}
 	return nil
+}
+
+// statusAction is UpdateDeploymentStatus{d, why} as an Action. A reusing
+// Planner hands out the interface value it made last when the action is
+// the same (its copy of the Deployment is reused from plan to plan, and a
+// quiet status write's why is empty), instead of boxing the action anew
+// at every status write: an Action's value cannot change, so sharing it is
+// safe.
+func (w *world) statusAction(d *appsv1.Deployment, why string) Action {
+	a := UpdateDeploymentStatus{Deployment: d, Why: why}
+	r := w.reuse
+	if r == nil {
+		return a
+	}
+	if last, ok := r.statusAction.(UpdateDeploymentStatus); !ok || last != a {
+		r.statusAction = a
+	}
+	return r.statusAction
 }
 
 // note records a decision that produced no write.
