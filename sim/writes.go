@@ -143,17 +143,17 @@ func (s *Sim) notifyOwners(old, cur *appsv1.ReplicaSet) {
 	}
 }
 
-// rsStatusChanged is rsChanged(nil, rs) for a status write of rs, whose
-// state is st: the owner's key and work-queue item come from st (a status
-// write changes no owner reference) instead of map look-ups.
+// rsStatusChanged is rsChanged(nil, rs) for a write of rs, whose record
+// st is current (syncRSState): the controller's UID, the owning
+// Deployment's key and work-queue item come from st instead of the owner
+// references and map look-ups.
 func (s *Sim) rsStatusChanged(rs *appsv1.ReplicaSet, st *cluster.ReplicaSet) {
-	ref := metav1.GetControllerOfNoCopy(rs)
-	if ref == nil || ref.Kind != "Deployment" || st.OwnerItem == nil {
+	if st.OwnerItem == nil { // no controller, or not a Deployment
 		s.rsChanged(nil, rs)
 		return
 	}
 	s.met.touch(st.OwnerItem)
-	if d := st.OwnerItem.X.Dep; d != nil && d.UID == ref.UID && !s.quietForController() {
+	if d := st.OwnerItem.X.Dep; d != nil && string(d.UID) == st.Owner && !s.quietForController() {
 		s.notifyItem(st.OwnerItem)
 	}
 	s.notifyItem(st.Item)
