@@ -45,12 +45,17 @@ func (s *nameSet) find(code uint32) int {
 	return i
 }
 
-// get returns the pod of code, or nil.
+// get returns the pod of code, or nil. A code not in s (a new name's, the
+// common case) is answered from the keys alone, without loading pods.
 func (s *nameSet) get(code uint32) *Pod {
 	if s.n == 0 {
 		return nil
 	}
-	return s.pods[s.find(code)]
+	i := s.find(code)
+	if s.keys[i] == 0 {
+		return nil
+	}
+	return s.pods[i]
 }
 
 // reserve makes room for n entries in all.
