@@ -3,10 +3,10 @@
 // which a discrete-event simulation processes its events depends on
 // nothing but the times given and the order of the pushes.
 //
-// The events sit in a slab reused through a free list; the ordering
-// structures hold only pointer-free entries (time, sequence, slab slot),
-// so reordering them costs no write barriers and the garbage collector
-// never scans them. Events pushed for the instant being processed (in a
+// The events sit in a slab reused through a free list (those of the FIFO
+// below, in an array beside it); the ordering structures hold only
+// pointer-free entries (time, sequence, slab slot), so reordering them
+// costs no write barriers and the garbage collector never scans them. Events pushed for the instant being processed (in a
 // simulator, the reactions to what just happened: most events) go to a
 // FIFO, since each is later than every queued event of that instant.
 // Events for the next half minute or so (a simulator's timers) go to a
@@ -51,6 +51,7 @@ type Queue[E any] struct {
 	free  []int32
 	heap  []entry
 	fifo  []entry // entries of one instant, in sequence order, from fifo[head]
+	fifoE []E     // their events (fifoE[i] is fifo[i]'s)
 	head  int
 	batch []entry // the heap's entries of the current instant, from batch[bhead]
 	bhead int
@@ -111,6 +112,13 @@ func before(a, b *entry) uint64 {
 // A time before the last popped event's is allowed and comes out first.
 func (q *Queue[E]) Push(at time.Duration, e E) {
 	q.seq++
+	if at == q.cur && (q.head == len(q.fifo) || q.fifo[q.head].at == at) {
+		// the FIFO holds its events itself: they pass through without a
+		// slot of the slab
+		q.fifo = append(q.fifo, entry{at: at, seq: q.seq})
+		q.fifoE = append(q.fifoE, e)
+		return
+	}
 	var slot int32
 	if n := len(q.free); n > 0 {
 		slot = q.free[n-1]
@@ -121,10 +129,6 @@ func (q *Queue[E]) Push(at time.Duration, e E) {
 		q.slab = append(q.slab, e)
 	}
 	en := entry{at: at, seq: q.seq, slot: slot}
-	if at == q.cur && (q.head == len(q.fifo) || q.fifo[q.head].at == at) {
-		q.fifo = append(q.fifo, en)
-		return
-	}
 	if at <= q.cur {
 		q.past = true
 	}
@@ -173,6 +177,7 @@ func (q *Queue[E]) pushHeap(en entry) {
 // not be empty (see Len).
 func (q *Queue[E]) Pop() (time.Duration, E) {
 	var top entry
+	var e E
 	where := fromFIFO
 	slow := q.past || q.bhead < len(q.batch) || q.head == len(q.fifo) || q.fifo[q.head].at != q.cur
 	if slow {
@@ -182,11 +187,14 @@ func (q *Queue[E]) Pop() (time.Duration, E) {
 	case fromBatch:
 		top = q.batch[q.bhead]
 		q.bhead++
+		e = q.take(top.slot)
 	case fromFIFO:
-		top = q.fifo[q.head]
+		top, e = q.fifo[q.head], q.fifoE[q.head]
+		var zero E
+		q.fifoE[q.head] = zero // drop what the event points to
 		q.head++
 		if q.head == len(q.fifo) {
-			q.fifo, q.head = q.fifo[:0], 0
+			q.fifo, q.fifoE, q.head = q.fifo[:0], q.fifoE[:0], 0
 		}
 	default:
 		top = q.popTimed()
@@ -201,17 +209,23 @@ func (q *Queue[E]) Pop() (time.Duration, E) {
 				}
 			}
 		}
+		e = q.take(top.slot)
 	}
 	q.cur = top.at
 	if slow { // do the heap and the ring hold a time not after the present?
 		h := q.timedHead()
 		q.past = h != nil && h.at <= q.cur
 	}
-	e := q.slab[top.slot]
-	var zero E
-	q.slab[top.slot] = zero // drop what the event points to
-	q.free = append(q.free, top.slot)
 	return top.at, e
+}
+
+// take returns the event in slot and frees the slot.
+func (q *Queue[E]) take(slot int32) E {
+	e := q.slab[slot]
+	var zero E
+	q.slab[slot] = zero // drop what the event points to
+	q.free = append(q.free, slot)
+	return e
 }
 
 // Batch is the number of events [Queue.OnInstant] shows.

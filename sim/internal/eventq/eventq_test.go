@@ -151,16 +151,32 @@ func TestOrderRadix(t *testing.T) {
 	})
 }
 
-// TestPopDropsReferences: a popped event's slot no longer holds it, so
-// what it points to can be collected.
+// TestPopDropsReferences: a popped event's slot (of the slab, or of the
+// FIFO's array) no longer holds it, so what it points to can be collected.
 func TestPopDropsReferences(t *testing.T) {
 	var q Queue[*int]
 	v := 7
-	q.Push(0, &v)
+	q.Push(0, &v)              // the present: the FIFO
+	q.Push(time.Second, &v)    // the ring
+	q.Push(time.Hour*1000, &v) // the heap
+	q.Push(0, &v)              // the FIFO again
 	q.Pop()
+	for i, e := range q.fifoE[:cap(q.fifoE)] {
+		if i < q.head && e != nil {
+			t.Fatalf("FIFO slot %d still holds a popped event", i)
+		}
+	}
+	for q.Len() > 0 {
+		q.Pop()
+	}
 	for i, e := range q.slab {
 		if e != nil {
 			t.Fatalf("slot %d still holds a popped event", i)
+		}
+	}
+	for i, e := range q.fifoE[:cap(q.fifoE)] {
+		if e != nil {
+			t.Fatalf("FIFO slot %d still holds a popped event", i)
 		}
 	}
 }
