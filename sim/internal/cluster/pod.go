@@ -117,8 +117,11 @@ func (p *Pod) flags() podFlags {
 	if p.gone {
 		return podFlags{}
 	}
-	return podFlags{active: p.Active(), ready: p.Active() && p.Ready, available: p.Active() && p.Ready && p.Available,
-		terminating: p.Terminating && !p.Terminal(), terminal: p.Terminal(), slot: p.nodeSlot()}
+	terminal := p.Terminal()
+	active := !p.Terminating && !terminal // Active, with the phase compared once
+	ready := active && p.Ready
+	return podFlags{active: active, ready: ready, available: ready && p.Available,
+		terminating: p.Terminating && !terminal, terminal: terminal, slot: p.nodeSlot()}
 }
 
 // account updates the ReplicaSet counts and co-location ranks after a pod
