@@ -30,13 +30,12 @@ import appsv1 "k8s.io/api/apps/v1"
 // generation, annotations map and deletion timestamp, the ReplicaSets'
 // identities, generations, annotations and labels maps, owner references,
 // deletion timestamps, spec.replicas and status values) and the status it
-// wrote. The
-// next plan of the same Deployment object whose input is exactly that with
-// the written status stored in the Deployment (the sync the status write
-// triggers, at the same instant) is answered without planning: such a
-// sync writes nothing and records no event, so the Result is the
-// Deployment's own status and the requeue the plan would ask, as PlanWith
-// gives it. Plans without [Options.Quiet] are always planned (their notes
+// wrote. The next plan of the same Deployment object whose input is
+// exactly that with the written status stored in the Deployment (the sync
+// the status write triggers, at the same instant) is answered without
+// planning: such a sync writes nothing and records no event, so the
+// Result is the Deployment's own status and the requeue the plan would
+// ask, as PlanWith gives it. Plans without [Options.Quiet] are always planned (their notes
 // are not remembered), and so is a Recreate plan with pods.
 //
 // And when a RollingUpdate plan got through the claim, the look-up of the
