@@ -89,14 +89,7 @@ func evolve(t *rapid.T, s *Snapshot) bool {
 			st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas = spec, spec, spec, spec
 			st.ObservedGeneration = rs.Generation
 		case 0:
-			switch {
-			case st.Replicas < spec:
-				st.Replicas += int32(rapid.IntRange(1, int(spec-st.Replicas)).Draw(t, "up"))
-			case st.Replicas > spec:
-				st.Replicas -= int32(rapid.IntRange(1, int(st.Replicas-spec)).Draw(t, "down"))
-			}
-			st.ReadyReplicas = min(st.ReadyReplicas, st.Replicas)
-			st.AvailableReplicas = min(st.AvailableReplicas, st.ReadyReplicas)
+			moveReplicas(t, st, spec)
 		case 1:
 			st.ReadyReplicas = int32(rapid.IntRange(0, int(st.Replicas)).Draw(t, "ready"))
 			st.AvailableReplicas = min(st.AvailableReplicas, st.ReadyReplicas)
@@ -252,6 +245,34 @@ var quietStats struct {
 	exceptions                       map[string]int
 }
 
+// moveReplicas moves st.Replicas part of the way to target, as pods are
+// created or go, and keeps the ready and available counts within it.
+func moveReplicas(t *rapid.T, st *appsv1.ReplicaSetStatus, target int32) {
+	switch {
+	case st.Replicas < target:
+		st.Replicas += int32(rapid.IntRange(1, int(target-st.Replicas)).Draw(t, "created"))
+	case st.Replicas > target:
+		st.Replicas -= int32(rapid.IntRange(1, int(st.Replicas-target)).Draw(t, "gone"))
+	}
+	st.ReadyReplicas = min(st.ReadyReplicas, st.Replicas)
+	st.AvailableReplicas = min(st.AvailableReplicas, st.ReadyReplicas)
+}
+
+// planLikePlanWith plans s with pl, and with PlanWith on a copy of s,
+// fails t when the errors or the Results differ (what names the plan),
+// and returns pl's.
+func planLikePlanWith(t *rapid.T, pl *Planner, s Snapshot, o Options, what string) (*Result, error) {
+	want, wantErr := PlanWith(deepCopySnapshot(s), o)
+	r, err := pl.Plan(s)
+	if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+		t.Fatalf("%s: error %v, PlanWith's %v", what, err, wantErr)
+	}
+	if diff := cmp.Diff(want, r); diff != "" {
+		t.Fatalf("%s: Planner differs from PlanWith (-PlanWith +Planner):\n%s", what, diff)
+	}
+	return r, err
+}
+
 // The fact the Planner's quiet memo rests on (see memo.go): when a plan
 // writes only the Deployment's status, the plan of the same objects with
 // that status written into the Deployment (in place, as the simulator and
@@ -299,14 +320,7 @@ func TestPropertyQuietAfterStatusWrite(t *testing.T) {
 			if m := pl.memos[s.Deployment]; m != nil {
 				answered = m.quiet.matches(s, o)
 			}
-			want, wantErr := PlanWith(deepCopySnapshot(s), o)
-			r, err := pl.Plan(s)
-			if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
-				t.Fatalf("%s: error %v, PlanWith's %v", step, err, wantErr)
-			}
-			if diff := cmp.Diff(want, r); diff != "" {
-				t.Fatalf("%s: Planner differs from PlanWith (-PlanWith +Planner), answered from the memo %v:\n%s", step, answered, diff)
-			}
+			r, err := planLikePlanWith(t, &pl, s, o, fmt.Sprintf("%s, answered from the memo %v", step, answered))
 			if err != nil {
 				return // invalid input (an edit can make one)
 			}

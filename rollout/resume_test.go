@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,15 +29,7 @@ func moveStatuses(t *rapid.T, s *Snapshot) bool {
 		spec := *rs.Spec.Replicas
 		switch rapid.IntRange(0, 11).Draw(t, "moveField") {
 		case 0, 1: // pods created or gone (the others follow)
-			target := spec + int32(rapid.IntRange(0, 1).Draw(t, "surplus"))
-			switch {
-			case st.Replicas < target:
-				st.Replicas += int32(rapid.IntRange(1, int(target-st.Replicas)).Draw(t, "created"))
-			case st.Replicas > target:
-				st.Replicas -= int32(rapid.IntRange(1, int(st.Replicas-target)).Draw(t, "gone"))
-			}
-			st.ReadyReplicas = min(st.ReadyReplicas, st.Replicas)
-			st.AvailableReplicas = min(st.AvailableReplicas, st.ReadyReplicas)
+			moveReplicas(t, st, spec+int32(rapid.IntRange(0, 1).Draw(t, "surplus")))
 		case 2, 3: // pods ready or not (available unchanged when it can be)
 			st.ReadyReplicas = int32(rapid.IntRange(int(min(st.AvailableReplicas, st.Replicas)), int(st.Replicas)).Draw(t, "ready"))
 			st.AvailableReplicas = min(st.AvailableReplicas, st.ReadyReplicas)
@@ -210,14 +201,7 @@ func TestPropertyResume(t *testing.T) {
 					why = whyNotResumed(&m.quiet, s, o)
 				}
 			}
-			want, wantErr := PlanWith(deepCopySnapshot(s), o)
-			r, err := pl.Plan(s)
-			if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
-				t.Fatalf("%s: error %v, PlanWith's %v", step, err, wantErr)
-			}
-			if diff := cmp.Diff(want, r); diff != "" {
-				t.Fatalf("%s: Planner differs from PlanWith (-PlanWith +Planner), resumed at %d, answered by the quiet memo %v:\n%s", step, at, answered, diff)
-			}
+			r, err := planLikePlanWith(t, &pl, s, o, fmt.Sprintf("%s, resumed at %d, answered by the quiet memo %v", step, at, answered))
 			if err != nil {
 				return // invalid input (an edit can make one)
 			}

@@ -96,27 +96,16 @@ func TestOrderHeap(t *testing.T) {
 		var q Queue[int]
 		n := rapid.IntRange(1, 1000).Draw(t, "events")
 		wide := rapid.Bool().Draw(t, "wide")
-		type ref struct {
-			at  time.Duration
-			seq int
-		}
-		pending := make([]ref, n)
 		q.Push(1, -1) // and popped: later pushes go to the heap, not the FIFO
 		q.Pop()
-		for i := range pending {
-			at := time.Duration(rapid.SampledFrom([]int64{math.MinInt64, -1, 0, 1, 2, math.MaxInt64}).Draw(t, "at"))
+		ats := make([]time.Duration, n)
+		for i := range ats {
+			ats[i] = time.Duration(rapid.SampledFrom([]int64{math.MinInt64, -1, 0, 1, 2, math.MaxInt64}).Draw(t, "at"))
 			if wide {
-				at = time.Duration(rapid.Int64().Draw(t, "at"))
-			}
-			q.Push(at, i)
-			pending[i] = ref{at, i}
-		}
-		slices.SortStableFunc(pending, func(a, b ref) int { return cmp.Compare(a.at, b.at) })
-		for _, want := range pending {
-			if at, e := q.Pop(); at != want.at || e != want.seq {
-				t.Fatalf("Pop = (%v, %d), want (%v, %d)", at, e, want.at, want.seq)
+				ats[i] = time.Duration(rapid.Int64().Draw(t, "at"))
 			}
 		}
+		pushThenDrain(t, &q, ats)
 	})
 }
 
@@ -131,24 +120,29 @@ func TestOrderRadix(t *testing.T) {
 		n := rapid.IntRange(radixMin, 4*radixMin).Draw(t, "events")
 		step := rapid.SampledFrom([]time.Duration{1, 1 << radixBits, 1 << (2 * radixBits), 1000}).Draw(t, "step")
 		spread := rapid.SampledFrom([]int64{1, 3, 1 << radixBits, int64(w)}).Draw(t, "spread")
-		type ref struct {
-			at  time.Duration
-			seq int
-		}
-		pending := make([]ref, n)
-		for i := range pending {
+		ats := make([]time.Duration, n)
+		for i := range ats {
 			b := time.Duration(rapid.IntRange(1, 3).Draw(t, "bucket"))
-			at := b*w + (step*time.Duration(rapid.Int64Range(0, spread-1).Draw(t, "offset")))%w
-			q.Push(at, i)
-			pending[i] = ref{at, i}
+			ats[i] = b*w + (step*time.Duration(rapid.Int64Range(0, spread-1).Draw(t, "offset")))%w
 		}
-		slices.SortStableFunc(pending, func(a, b ref) int { return cmp.Compare(a.at, b.at) })
-		for _, want := range pending {
-			if at, e := q.Pop(); at != want.at || e != want.seq {
-				t.Fatalf("Pop = (%v, %d), want (%v, %d)", at, e, want.at, want.seq)
-			}
-		}
+		pushThenDrain(t, &q, ats)
 	})
+}
+
+// pushThenDrain pushes event i at ats[i], then pops every event and
+// compares the order with a stable sort of the times.
+func pushThenDrain(t *rapid.T, q *Queue[int], ats []time.Duration) {
+	order := make([]int, len(ats))
+	for i, at := range ats {
+		q.Push(at, i)
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ats[a], ats[b]) })
+	for _, i := range order {
+		if at, e := q.Pop(); at != ats[i] || e != i {
+			t.Fatalf("Pop = (%v, %d), want (%v, %d)", at, e, ats[i], i)
+		}
+	}
 }
 
 // TestPopDropsReferences: a popped event's slot (of the slab, or of the
