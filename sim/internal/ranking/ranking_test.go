@@ -176,12 +176,16 @@ func TestPrefix(t *testing.T) {
 }
 
 // TestRunMin: the running minimum over pods that tie on class and
-// co-location rank, with the common case inlined, gives the pod that the
-// running minimum with lessThan gives. The pods are ready (in one draw of
-// ten, not ready while their class says ready) a few seconds before the
-// instant of the ranking (few times, all in logRank's fast path), around
-// it (ready at or after it), within the hour before it, or 12 to 14 days
-// before it (across 2^50 ns, where logRank leaves its fast path).
+// co-location rank, decided inline, gives the pod that the running
+// minimum with lessThan gives. The candidates are a random subset of the
+// pods, in index order. The pods are ready (a drawn share of them not
+// ready, though their class says ready) a few seconds before the instant
+// of the ranking (few times, all in logRank's fast path), around it (ready
+// or created at or after it), within the hour before it, or 12 to 14 days
+// before it (across 2^50 ns, where logRank leaves its fast path); they
+// were created up to 3 seconds before they became ready, and restarted up
+// to twice, so that many share a readiness time, a creation time and a
+// restart count with the best so far.
 func TestRunMin(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		size := rapid.IntRange(1, 60).Draw(t, "pods")
@@ -196,21 +200,27 @@ func TestRunMin(t *testing.T) {
 			{14 * 24 * time.Hour, 0, 2 * 86400}, // across 2^50 ns
 		}).Draw(t, "times")
 		now := tm.now
+		notReady := rapid.IntRange(0, 10).Draw(t, "notReadyTenths")
 		pods := make([]Pod, size)
-		cands := make([]int32, size)
+		var cands []int32
 		for i := range pods {
 			at := tm.first + time.Duration(rapid.IntRange(0, tm.seconds).Draw(t, "readyAt"))*time.Second
 			pods[i] = Pod{UID: uint64(rapid.IntRange(0, 1000).Draw(t, "uid")*1000 + i), ReadyAt: at,
 				Created:  at - time.Duration(rapid.IntRange(0, 3).Draw(t, "readyAfter"))*time.Second,
-				Restarts: int32(rapid.IntRange(0, 1).Draw(t, "restarts")), Slot: 1, Class: Class(true, 2, true),
-				Active: true, Ready: rapid.IntRange(0, 9).Draw(t, "notReady") > 0}
-			cands[i] = int32(i)
+				Restarts: int32(rapid.IntRange(0, 2).Draw(t, "restarts")), Slot: 1, Class: Class(true, 2, true),
+				Active: true, Ready: rapid.IntRange(0, 9).Draw(t, "notReady") >= notReady}
+			if rapid.IntRange(0, 4).Draw(t, "skip") > 0 {
+				cands = append(cands, int32(i))
+			}
+		}
+		if len(cands) == 0 {
+			return
 		}
 		const rank = 3
-		want := 0
-		b := keyOf(&pods[0], 0, rank, now)
-		for i := 1; i < size; i++ {
-			if lessThan(&pods[i], i, rank, &b, now) {
+		want := int(cands[0])
+		b := keyOf(&pods[want], want, rank, now)
+		for _, c := range cands[1:] {
+			if i := int(c); lessThan(&pods[i], i, rank, &b, now) {
 				want, b = i, keyOf(&pods[i], i, rank, now)
 			}
 		}
@@ -317,6 +327,25 @@ func BenchmarkPickOne(b *testing.B) {
 	s := &set{colo: make([]int32, 1001)}
 	for i := 0; i < 1500; i++ {
 		p := Pod{UID: uint64(i), Created: time.Duration(i) * time.Millisecond, Slot: int32(i%1000 + 1), Active: i%10 != 0, Ready: true}
+		p.Class = Class(true, 2, true)
+		p.ReadyAt = p.Created + 5*time.Second
+		s.add(p)
+	}
+	var pk Picker
+	b.ReportAllocs()
+	for b.Loop() {
+		pk.Pick(s.pods, s.words, s.colo, s.active, 1, time.Hour)
+	}
+}
+
+// BenchmarkPickOneShared is BenchmarkPickOne with readiness and creation
+// times truncated to seconds, as the API serializes them: thirty pods
+// share each, so most pods tied on the prefix share the best's readiness
+// time and are compared on restarts, creation time and UID.
+func BenchmarkPickOneShared(b *testing.B) {
+	s := &set{colo: make([]int32, 1001)}
+	for i := 0; i < 1500; i++ {
+		p := Pod{UID: uint64(i), Created: time.Duration(i/30) * time.Second, Slot: int32(i%1000 + 1), Active: i%10 != 0, Ready: true}
 		p.Class = Class(true, 2, true)
 		p.ReadyAt = p.Created + 5*time.Second
 		s.add(p)
