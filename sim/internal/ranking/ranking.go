@@ -231,7 +231,10 @@ type Picker struct {
 // pods picks: a pod with a worse prefix never stays the best once a pod
 // with the best prefix is seen, and among equal prefixes both compare in
 // the same order. A picked pod's word is made inactive for the next pass
-// and restored at the end. Otherwise every key is built and sorted, or,
+// and restored at the end. A pass runs only once the list is used up:
+// until then, it would find the same best prefix and list the same pods
+// but the picked ones (a pick changes no other word and no co-location
+// count), so the next pick runs over the rest of the list. Otherwise every key is built and sorted, or,
 // above HeapMinActive active pods when n is under an eighth of them, kept
 // in a bounded heap.
 func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, now time.Duration) []int32 {
@@ -251,12 +254,19 @@ func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, 
 	if n <= 8 {
 		cands := slices.Grow(pk.cands[:0], len(words)+1)[:len(words)+1]
 		var saved [8]uint64 // the picked pods' words
+		var bestPrefix uint64
+		k := 0 // cands[:k]: the pods with the best prefix, not picked yet
 		for len(out) < n {
-			bestPrefix, k := scan(words, colo, cands)
-			best := runMin(pods, cands[:k], int32(uint32(bestPrefix)), now)
+			if k == 0 {
+				bestPrefix, k = scan(words, colo, cands)
+			}
+			at := runMin(pods, cands[:k], int32(uint32(bestPrefix)), now)
+			best := cands[at]
+			copy(cands[at:k], cands[at+1:k]) // what the next scan would list
+			k--
 			saved[len(out)] = words[best]
 			words[best] = uint64(uint32(words[best])) // inactive for the next pass
-			out = append(out, int32(best))
+			out = append(out, best)
 		}
 		for j, i := range out {
 			words[i] = saved[j]
@@ -312,10 +322,10 @@ func scan(words []uint64, colo []int32, cands []int32) (bestPrefix uint64, k int
 	return bestPrefix, k
 }
 
-// runMin is the running minimum, in the order of cands (at least one
-// index, all of pods with the same class and co-location rank rank), by
-// the full comparison lessThan (whose class and rank criteria then always
-// tie). A pod that loses to the best so far is decided in a loop without
+// runMin returns the position in cands of the running minimum, in the
+// order of cands (at least one index, all of pods with the same class and
+// co-location rank rank), by the full comparison lessThan (whose class and
+// rank criteria then always tie). A pod that loses to the best so far is decided in a loop without
 // a call, exactly as lessThan decides it, in lessThan's order: the
 // readiness bucket and the UID when both are ready at different times
 // (the common case in a rolling update), otherwise the restarts, the
@@ -330,9 +340,8 @@ func scan(words []uint64, colo []int32, cands []int32) (bestPrefix uint64, k int
 // ready at another time than one of the lowest, so it never replaces one,
 // and the first of the lowest replaces any other. It does not pay: in a
 // rolling update nearly every tied pod is in the lowest bucket.)
-func runMin(pods []Pod, cands []int32, rank int32, now time.Duration) int {
-	best := int(cands[0])
-	b := keyOf(&pods[best], best, rank, now)
+func runMin(pods []Pod, cands []int32, rank int32, now time.Duration) (at int) {
+	b := keyOf(&pods[cands[0]], int(cands[0]), rank, now)
 	for j := 1; j < len(cands); j++ {
 		for ; j < len(cands); j++ {
 			p := &pods[cands[j]]
@@ -372,10 +381,10 @@ func runMin(pods []Pod, cands []int32, rank int32, now time.Duration) int {
 		}
 		i := int(cands[j])
 		if lessThan(&pods[i], i, rank, &b, now) {
-			best, b = i, keyOf(&pods[i], i, rank, now)
+			at, b = j, keyOf(&pods[i], i, rank, now)
 		}
 	}
-	return best
+	return at
 }
 
 // first returns the indices of the first n keys and keeps keys' memory.

@@ -136,6 +136,46 @@ func TestPickFew(t *testing.T) {
 	})
 }
 
+// TestPickOrder: where the comparison is not transitive, the pods Pick
+// picks after the first still come from the running minimum over the
+// tied pods in index order, as n linear passes with the full comparison
+// give them. Every pod has the same class and co-location rank; half are
+// ready (with readiness times a few seconds apart, often in one
+// logarithmic bucket, so they compare by UID), half not (though their
+// class says ready: they compare on restarts and creation time), so that
+// the order in which candidates meet the running minimum decides.
+func TestPickOrder(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		size := rapid.IntRange(3, 16).Draw(t, "pods")
+		s := &set{colo: make([]int32, 2), now: time.Hour}
+		for i := 0; i < size; i++ {
+			at := s.now - time.Duration(rapid.IntRange(1, 8).Draw(t, "readyAgo"))*time.Second
+			s.add(Pod{UID: uint64(rapid.IntRange(0, 1000).Draw(t, "uid")*1000 + i), ReadyAt: at,
+				Created:  at - time.Duration(rapid.IntRange(0, 1).Draw(t, "readyAfter"))*time.Second,
+				Restarts: int32(rapid.IntRange(0, 1).Draw(t, "restarts")), Slot: 1, Class: Class(true, 2, true),
+				Active: true, Ready: rapid.Bool().Draw(t, "ready")})
+		}
+		n := rapid.IntRange(2, min(8, size-1)).Draw(t, "n")
+		keys := s.keys(s.now)
+		used := make([]bool, len(keys))
+		var want []int32
+		for len(want) < n {
+			best := -1
+			for i := range keys {
+				if !used[i] && (best < 0 || less(&keys[i], &keys[best])) {
+					best = i
+				}
+			}
+			want = append(want, keys[best].idx)
+			used[best] = true
+		}
+		var pk Picker
+		if got := pk.Pick(s.pods, s.words, s.colo, s.active, n, s.now); !slices.Equal(got, want) {
+			t.Fatalf("picked %v, want %v", got, want)
+		}
+	})
+}
+
 // TestPrefix: the packed prefix orders pods as the first two criteria do
 // (the class, lower first, then the co-location rank, higher first), and
 // puts every inactive pod below every active one.
@@ -224,7 +264,7 @@ func TestRunMin(t *testing.T) {
 				want, b = i, keyOf(&pods[i], i, rank, now)
 			}
 		}
-		if got := runMin(pods, cands, rank, now); got != want {
+		if got := int(cands[runMin(pods, cands, rank, now)]); got != want {
 			t.Fatalf("runMin = %d, want %d", got, want)
 		}
 	})
