@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"math/bits"
 	"slices"
 	"time"
 
@@ -89,7 +90,9 @@ func (c *Cluster) Refresh(st *ReplicaSet, obj *appsv1.ReplicaSet) {
 	if owner != st.Owner || st.colo == nil {
 		next := c.colo[owner]
 		if next == nil {
-			next = make([]int32, len(c.Nodes)+1)
+			// slots 0 to len(c.Nodes), in a power-of-two length, which
+			// ranking.Picker.Pick scans without a bounds check or a copy
+			next = make([]int32, 1<<bits.Len(uint(len(c.Nodes))))
 			c.colo[owner] = next
 		}
 		for _, p := range st.Pods {

@@ -212,12 +212,14 @@ type Picker struct {
 	keys  []key
 	cands []int32
 	out   []int32
+	colo  []int32 // a copy of colo when its length is not a power of two
 }
 
 // Pick returns the indices of the n active pods to delete first, in
 // order, into pods and words (words[i] == Word(&pods[i])); colo[slot] is
 // the number of active pods of the same controller on the node of that
-// slot, and active the number of active pods. With n ≥ active it returns
+// slot (every slot is below len(colo); a power-of-two length saves a copy
+// of colo per Pick), and active the number of active pods. With n ≥ active it returns
 // every active pod, in index order. The result is valid until the next
 // Pick. words is left as it was (a pass marks picked pods inactive, then
 // restores them).
@@ -252,6 +254,13 @@ func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, 
 		return pk.selectHeap(pods, colo, n, now)
 	}
 	if n <= 8 {
+		if len(colo)&(len(colo)-1) != 0 || len(colo) == 0 {
+			// scan's masked index needs a power of two: a copy, zero above
+			size := 1 << bits.Len(uint(len(colo)))
+			pk.colo = append(slices.Grow(pk.colo[:0], size), colo...)[:size]
+			clear(pk.colo[len(colo):])
+			colo = pk.colo
+		}
 		cands := slices.Grow(pk.cands[:0], len(words)+1)[:len(words)+1]
 		var saved [8]uint64 // the picked pods' words
 		var bestPrefix uint64
@@ -286,18 +295,22 @@ func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, 
 
 // scan returns the best prefix among words and writes the indices of the
 // words that have it, in order, to cands[:k] (cands has room for
-// len(words)+1). Two words a step, without a branch but the rare one for a
-// better prefix (its store keeps it a branch: conditional moves would put
-// the comparison on every step's dependency chain).
+// len(words)+1). len(colo) is a power of two above every slot, so a
+// word's slot is h&mask, an index with no bounds check, and its prefix is
+// h^slot|rank (prefix(h, rank) without a 64-bit mask constant, which cost
+// a register and a spill). Two words a step, without a branch but the
+// rare one for a better prefix.
 func scan(words []uint64, colo []int32, cands []int32) (bestPrefix uint64, k int) {
 	cands = cands[:len(words)+1]
+	_ = colo[0] // len(colo) > 0: the mask is below it
+	mask := uint64(len(colo) - 1)
 	i := 0
-	for ; i+1 < len(words); i += 2 {
+	for ; i < len(words)-1; i += 2 {
 		h0, h1 := words[i], words[i+1]
-		p0, p1 := prefix(h0, colo[uint32(h0)]), prefix(h1, colo[uint32(h1)])
+		s0, s1 := h0&mask, h1&mask
+		p0, p1 := h0^s0|uint64(uint32(colo[s0])), h1^s1|uint64(uint32(colo[s1]))
 		if p0 > bestPrefix || p1 > bestPrefix {
 			bestPrefix, k = max(p0, p1), 0
-			cands[0] = int32(i) // overwritten below; keeps this a branch
 		}
 		cands[k] = int32(i)
 		if p0 == bestPrefix {
@@ -310,7 +323,8 @@ func scan(words []uint64, colo []int32, cands []int32) (bestPrefix uint64, k int
 	}
 	if i < len(words) {
 		h := words[i]
-		p := prefix(h, colo[uint32(h)])
+		s := h & mask
+		p := h ^ s | uint64(uint32(colo[s]))
 		if p > bestPrefix {
 			bestPrefix, k = p, 0
 		}

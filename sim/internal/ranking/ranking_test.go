@@ -31,7 +31,9 @@ func (s *set) add(p Pod) {
 // hour before the ranking, or within ten seconds 30 to 40 seconds before
 // it (more equal times, and readiness after the ranking's instant), or
 // within two days about 13 days before it (the times since cross 2^50 ns,
-// where logRank leaves its fast path), restarts, node slots 0–3, some pods
+// where logRank leaves its fast path), restarts, node slots 0–3 (in
+// co-location counts of 4 to 7 slots: Pick copies a length that is not a
+// power of two), some pods
 // inactive, and (withReady) some ready, a minute (or, to share more
 // times, two seconds) at most after their creation. In half the sets
 // (withReady) nearly every pod is assigned, Running and ready, like the
@@ -41,7 +43,7 @@ func (s *set) add(p Pod) {
 // reference comparison exactly).
 func drawSet(t *rapid.T, max int, withReady bool) *set {
 	size := rapid.IntRange(1, max).Draw(t, "pods")
-	s := &set{colo: make([]int32, 4), now: time.Hour}
+	s := &set{colo: make([]int32, rapid.IntRange(4, 7).Draw(t, "coloLen")), now: time.Hour}
 	spread := rapid.SampledFrom([]int{3600, 10, 2 * 86400}).Draw(t, "spread")
 	switch spread {
 	case 10:
@@ -215,6 +217,40 @@ func TestPrefix(t *testing.T) {
 	})
 }
 
+// TestScan: the scan over the packed words gives the best prefix and
+// lists, in index order, the words that have it, as a plain loop over
+// prefix gives them, for co-location counts of a power-of-two length
+// (what Pick passes it) and words of every class, active or not.
+func TestScan(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		colo := make([]int32, 1<<rapid.IntRange(0, 4).Draw(t, "coloLog"))
+		for i := range colo {
+			colo[i] = rapid.Int32Range(0, 3).Draw(t, "colo")
+		}
+		words := make([]uint64, rapid.IntRange(0, 40).Draw(t, "words"))
+		for i := range words {
+			p := Pod{Class: Class(rapid.Bool().Draw(t, "assigned"), uint8(rapid.IntRange(0, 2).Draw(t, "phase")), rapid.Bool().Draw(t, "ready")),
+				Slot: rapid.Int32Range(0, int32(len(colo)-1)).Draw(t, "slot"), Active: rapid.IntRange(0, 3).Draw(t, "inactive") > 0}
+			words[i] = Word(&p)
+		}
+		var want []int32
+		var wantPrefix uint64
+		for i, h := range words {
+			switch p := prefix(h, colo[uint32(h)]); {
+			case p > wantPrefix:
+				wantPrefix, want = p, []int32{int32(i)}
+			case p == wantPrefix:
+				want = append(want, int32(i))
+			}
+		}
+		cands := make([]int32, len(words)+1)
+		got, k := scan(words, colo, cands)
+		if got != wantPrefix || !slices.Equal(cands[:k], want) {
+			t.Fatalf("scan = %x %v, want %x %v", got, cands[:k], wantPrefix, want)
+		}
+	})
+}
+
 // TestRunMin: the running minimum over pods that tie on class and
 // co-location rank, decided inline, gives the pod that the running
 // minimum with lessThan gives. The candidates are a random subset of the
@@ -364,7 +400,7 @@ func TestLogRank(t *testing.T) {
 // over 1,000 nodes (the old ReplicaSet of a rollout), 10% of them
 // inactive.
 func BenchmarkPickOne(b *testing.B) {
-	s := &set{colo: make([]int32, 1001)}
+	s := &set{colo: make([]int32, 1024)} // slots 0-1000, in a power-of-two length as the simulator allocates them
 	for i := 0; i < 1500; i++ {
 		p := Pod{UID: uint64(i), Created: time.Duration(i) * time.Millisecond, Slot: int32(i%1000 + 1), Active: i%10 != 0, Ready: true}
 		p.Class = Class(true, 2, true)
@@ -383,7 +419,7 @@ func BenchmarkPickOne(b *testing.B) {
 // share each, so most pods tied on the prefix share the best's readiness
 // time and are compared on restarts, creation time and UID.
 func BenchmarkPickOneShared(b *testing.B) {
-	s := &set{colo: make([]int32, 1001)}
+	s := &set{colo: make([]int32, 1024)} // slots 0-1000, in a power-of-two length as the simulator allocates them
 	for i := 0; i < 1500; i++ {
 		p := Pod{UID: uint64(i), Created: time.Duration(i/30) * time.Second, Slot: int32(i%1000 + 1), Active: i%10 != 0, Ready: true}
 		p.Class = Class(true, 2, true)
