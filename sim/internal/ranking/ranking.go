@@ -338,16 +338,18 @@ func scan(words []uint64, colo []int32, cands []int32) (bestPrefix uint64, k int
 
 // runMin returns the position in cands of the running minimum, in the
 // order of cands (at least one index, all of pods with the same class and
-// co-location rank rank), by the full comparison lessThan (whose class and
-// rank criteria then always tie). A pod that loses to the best so far is decided in a loop without
-// a call, exactly as lessThan decides it, in lessThan's order: the
-// readiness bucket and the UID when both are ready at different times
-// (the common case in a rolling update), otherwise the restarts, the
-// creation bucket and the UID, then the UID. A pod that comes first (a
-// new best: rare), a time outside logRank's fast path, or an equal UID
-// goes through lessThan. Many tied pods share the best's readiness time
-// (truncated to seconds) or are not ready: deciding them in the loop
-// saves a call and a mispredicted exit each.
+// co-location rank rank), by the full comparison lessThan (whose class
+// and rank criteria then always tie). A pod that loses to the best so far
+// is decided in a loop without a call, exactly as lessThan decides it, in
+// lessThan's order: the readiness bucket and the UID when both are ready
+// at different times (the common case in a rolling update), otherwise
+// the restarts, the creation bucket and the UID, then the UID. The loop
+// places a time in the best's bucket by comparing it with the bucket's
+// bounds (see [span]), without computing its logarithm. A pod that comes
+// first (a new best: rare), a best whose bucket is outside logRank's fast
+// path, or an equal UID goes through lessThan. Many tied pods share the
+// best's readiness time (truncated to seconds) or are not ready: deciding
+// them in the loop saves a call and a mispredicted exit each.
 //
 // (When the tied pods are ready, restricting cands to those of the lowest
 // readiness bucket would give the same pod: one of another bucket was
@@ -357,18 +359,19 @@ func scan(words []uint64, colo []int32, cands []int32) (bestPrefix uint64, k int
 func runMin(pods []Pod, cands []int32, rank int32, now time.Duration) (at int) {
 	b := keyOf(&pods[cands[0]], int(cands[0]), rank, now)
 	for j := 1; j < len(cands); j++ {
+		readyLo, readyLast := span(b.readyLog)
+		createdLo, createdLast := span(b.createdLog)
 		for ; j < len(cands); j++ {
 			p := &pods[cands[j]]
 			if p.Ready && b.ready && p.ReadyAt != b.readyAt {
-				d := now - p.ReadyAt
-				if d <= 0 || d >= 1<<50 {
-					break // logRank's slow path
+				if d := now - p.ReadyAt; uint64(d)-readyLo < readyLo {
+					if p.UID > b.uid {
+						continue // the best's bucket, a larger UID
+					}
+				} else if d > readyLast {
+					continue // an older bucket
 				}
-				// logRank(d), whose fast path d is in
-				if l := int64(bits.Len64(uint64(d))) - 1; l < b.readyLog || l == b.readyLog && p.UID < b.uid {
-					break // comes first
-				}
-				continue
+				break // comes first, or lessThan decides
 			}
 			if p.Restarts != b.restarts {
 				if p.Restarts > b.restarts {
@@ -377,14 +380,14 @@ func runMin(pods []Pod, cands []int32, rank int32, now time.Duration) (at int) {
 				continue
 			}
 			if p.Created != b.createdAt {
-				d := now - p.Created
-				if d <= 0 || d >= 1<<50 {
-					break // logRank's slow path
+				if d := now - p.Created; uint64(d)-createdLo < createdLo {
+					if p.UID > b.uid {
+						continue // the best's bucket, a larger UID
+					}
+				} else if d > createdLast {
+					continue // an older bucket
 				}
-				if l := int64(bits.Len64(uint64(d))) - 1; l < b.createdLog || l == b.createdLog && p.UID < b.uid {
-					break // comes first
-				}
-				continue
+				break // comes first, or lessThan decides
 			}
 			if p.UID <= b.uid {
 				break // comes first, or the index decides
@@ -399,6 +402,20 @@ func runMin(pods []Pod, cands []int32, rank int32, now time.Duration) (at int) {
 		}
 	}
 	return at
+}
+
+// span describes the durations d with logRank(d) == l, for l in
+// logRank's fast path (0 to 49): d-lo < lo as unsigned integers, that is
+// lo ≤ d < 2*lo; every d > last has a larger logRank (the slow path above
+// 2^50 included), every smaller d (0 and negative included) a smaller
+// one. For any other l it describes no duration and no larger one (lo 0,
+// last the largest duration), so that runMin sends every comparison with
+// such a bucket to lessThan.
+func span(l int64) (lo uint64, last time.Duration) {
+	if l < 0 || l >= 50 {
+		return 0, math.MaxInt64
+	}
+	return 1 << l, 1<<(l+1) - 1
 }
 
 // first returns the indices of the first n keys and keeps keys' memory.

@@ -1,6 +1,8 @@
 package ranking
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -257,32 +259,36 @@ func TestScan(t *testing.T) {
 // pods, in index order. The pods are ready (a drawn share of them not
 // ready, though their class says ready) a few seconds before the instant
 // of the ranking (few times, all in logRank's fast path), around it (ready
-// or created at or after it), within the hour before it, or 12 to 14 days
-// before it (across 2^50 ns, where logRank leaves its fast path); they
-// were created up to 3 seconds before they became ready, and restarted up
-// to twice, so that many share a readiness time, a creation time and a
-// restart count with the best so far.
+// or created at or after it), within the hour before it, 12 to 14 days
+// before it (across 2^50 ns, where logRank leaves its fast path), or a
+// multiple of 2^30 ns up to 8 before it (on the buckets' bounds); they
+// were created up to 3 steps before they became ready (or, to keep the
+// two buckets apart, after: the ranking must be exact for any times), and
+// restarted up to twice, so that many share a readiness time, a creation
+// time and a restart count with the best so far.
 func TestRunMin(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		size := rapid.IntRange(1, 60).Draw(t, "pods")
 		type times struct {
 			now, first time.Duration
-			seconds    int
+			steps      int
+			step       time.Duration
 		}
 		tm := rapid.SampledFrom([]times{
-			{time.Hour, time.Hour - 6*time.Second, 4}, // few times, all in logRank's fast path
-			{time.Hour, time.Hour - 2*time.Second, 4}, // ready at or after now too
-			{time.Hour, 0, 3600},
-			{14 * 24 * time.Hour, 0, 2 * 86400}, // across 2^50 ns
+			{time.Hour, time.Hour - 6*time.Second, 4, time.Second}, // few times, all in logRank's fast path
+			{time.Hour, time.Hour - 2*time.Second, 4, time.Second}, // ready at or after now too
+			{time.Hour, 0, 3600, time.Second},
+			{14 * 24 * time.Hour, 0, 2 * 86400, time.Second}, // across 2^50 ns
+			{1 << 36, 1<<36 - 8<<30, 8, 1 << 30},             // on the buckets' bounds
 		}).Draw(t, "times")
 		now := tm.now
 		notReady := rapid.IntRange(0, 10).Draw(t, "notReadyTenths")
 		pods := make([]Pod, size)
 		var cands []int32
 		for i := range pods {
-			at := tm.first + time.Duration(rapid.IntRange(0, tm.seconds).Draw(t, "readyAt"))*time.Second
+			at := tm.first + time.Duration(rapid.IntRange(0, tm.steps).Draw(t, "readyAt"))*tm.step
 			pods[i] = Pod{UID: uint64(rapid.IntRange(0, 1000).Draw(t, "uid")*1000 + i), ReadyAt: at,
-				Created:  at - time.Duration(rapid.IntRange(0, 3).Draw(t, "readyAfter"))*time.Second,
+				Created:  at - time.Duration(rapid.IntRange(-3, 3).Draw(t, "readyAfter"))*tm.step,
 				Restarts: int32(rapid.IntRange(0, 2).Draw(t, "restarts")), Slot: 1, Class: Class(true, 2, true),
 				Active: true, Ready: rapid.IntRange(0, 9).Draw(t, "notReady") >= notReady}
 			if rapid.IntRange(0, 4).Draw(t, "skip") > 0 {
@@ -302,6 +308,52 @@ func TestRunMin(t *testing.T) {
 		}
 		if got := int(cands[runMin(pods, cands, rank, now)]); got != want {
 			t.Fatalf("runMin = %d, want %d", got, want)
+		}
+	})
+}
+
+// TestSpan: a bucket's span holds exactly the durations of that bucket
+// (for buckets 0 to 49, logRank's fast path), every duration above its
+// last has a larger bucket and every other one a smaller bucket; for
+// every other bucket the span is empty and nothing is above it. Every
+// bucket from -1 to 63 against every duration within 3 of a power of two,
+// the extremes, and random ones.
+func TestSpan(t *testing.T) {
+	ds := []time.Duration{0, -1, math.MinInt64, math.MaxInt64}
+	for k := range 63 {
+		for off := -3; off <= 3; off++ {
+			ds = append(ds, time.Duration(1)<<k+time.Duration(off))
+		}
+	}
+	check := func(l int64, d time.Duration) string {
+		lo, last := span(l)
+		in, above := uint64(d)-lo < lo, d > last
+		got := logRank(d)
+		switch {
+		case l < 0 || l >= 50:
+			if in || above {
+				return fmt.Sprintf("span(%d) holds or is below %d", l, d)
+			}
+		case in != (got == l):
+			return fmt.Sprintf("span(%d) holds %d: %v, logRank %d", l, d, in, got)
+		case above && got <= l:
+			return fmt.Sprintf("%d above span(%d), logRank %d", d, l, got)
+		case !in && !above && got >= l:
+			return fmt.Sprintf("%d below span(%d), logRank %d", d, l, got)
+		}
+		return ""
+	}
+	for l := int64(-1); l <= 63; l++ {
+		for _, d := range ds {
+			if msg := check(l, d); msg != "" {
+				t.Fatal(msg)
+			}
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		l := rapid.Int64Range(-1, 63).Draw(t, "bucket")
+		if msg := check(l, time.Duration(rapid.Int64().Draw(t, "d"))); msg != "" {
+			t.Fatal(msg)
 		}
 	})
 }
