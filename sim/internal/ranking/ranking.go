@@ -215,19 +215,19 @@ type Picker struct {
 	colo  []int32 // a copy of colo when its length is not a power of two
 }
 
-// Pick returns the indices of the n active pods to delete first, in
-// order, into pods and words (words[i] == Word(&pods[i])); colo[slot] is
-// the number of active pods of the same controller on the node of that
-// slot (every slot is below len(colo); a power-of-two length saves a copy
-// of colo per Pick), and active the number of active pods. With n ≥ active it returns
-// every active pod, in index order. The result is valid until the next
-// Pick. words is left as it was (a pass marks picked pods inactive, then
-// restores them).
+// Pick returns the indices of the n active pods to delete first, in order,
+// into pods and words (words[i] == Word(&pods[i])); colo[slot] is the
+// number of active pods of the same controller on the node of that slot
+// (every slot is below len(colo); a power-of-two length saves a copy of
+// colo per Pick), and active the number of active pods. With n ≥ active it
+// returns every active pod, in index order. The result is valid until the
+// next Pick. words is left as it was (a pass marks picked pods inactive,
+// then restores them).
 //
-// For n ≤ 8, each pick is one pass over the packed words, then the full
-// comparison among the pods that tie on the prefix: the pass computes the
-// best prefix (the class, lowest first, and the co-location rank, highest
-// first) and lists the pods that have it, in index order; the full
+// For n ≤ 8, each pick is at most one pass over the packed words, then the
+// full comparison among the pods that tie on the prefix: the pass computes
+// the best prefix (the class, lowest first, and the co-location rank,
+// highest first) and lists the pods that have it, in index order; the full
 // comparison runs as a running minimum over that list only. That is
 // exactly what one running-minimum pass with the full comparison over all
 // pods picks: a pod with a worse prefix never stays the best once a pod
@@ -236,9 +236,9 @@ type Picker struct {
 // and restored at the end. A pass runs only once the list is used up:
 // until then, it would find the same best prefix and list the same pods
 // but the picked ones (a pick changes no other word and no co-location
-// count), so the next pick runs over the rest of the list. Otherwise every key is built and sorted, or,
-// above HeapMinActive active pods when n is under an eighth of them, kept
-// in a bounded heap.
+// count), so the next pick runs over the rest of the list. Otherwise every
+// key is built and sorted, or, above HeapMinActive active pods when n is
+// under an eighth of them, kept in a bounded heap.
 func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, now time.Duration) []int32 {
 	out := pk.out[:0]
 	if n >= active {
