@@ -117,11 +117,11 @@ const (
 	// have (in objects, apply steps and scale steps). The simulator models
 	// every pod; measured on a shared 2-core machine (sim/BENCHMARKS.md), a
 	// rolling update of one Deployment of 1,000,000 replicas completes in
-	// about 70 s with a peak RSS of 1 GB.
+	// about 2 minutes with a peak RSS of 1 GB.
 	MaxReplicas = 1_000_000
 	// MaxTotalReplicas is the largest sum of the replicas of the
 	// Deployments in objects: 1,000 Deployments of 1,000 replicas roll in
-	// about 45 s with a peak RSS of 1.4 GB on that machine (about 1.4 KB
+	// about 35 s with a peak RSS of 1.2 GB on that machine (about 1.2 KB
 	// per pod, old and new pods alive at once).
 	MaxTotalReplicas = 1_000_000
 )
