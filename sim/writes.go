@@ -76,7 +76,7 @@ func (s *Sim) scaleReplicaSet(obj *appsv1.ReplicaSet) error {
 		return err
 	}
 	rs := st.Obj
-	s.syncRSState(st, rs)
+	s.c.RefreshSpec(st, rs) // the owner references are the same array: so are the owner and its item
 	s.logReplicaSetWrite(s.by(), "update", rs)
 	// rsChanged(rs, rs): the owner references are the same
 	s.rsStatusChanged(rs, st)

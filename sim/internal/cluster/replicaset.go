@@ -106,6 +106,13 @@ func (c *Cluster) Refresh(st *ReplicaSet, obj *appsv1.ReplicaSet) {
 		st.Owner, st.colo = owner, next
 	}
 	st.OwnerKey = ownerKey
+	c.RefreshSpec(st, obj)
+}
+
+// RefreshSpec is Refresh after a write that kept obj's owner references
+// (the same array: an in-place scale), so its controller is the same:
+// only minReadySeconds (availability) is read again.
+func (c *Cluster) RefreshSpec(st *ReplicaSet, obj *appsv1.ReplicaSet) {
 	minReady := time.Duration(obj.Spec.MinReadySeconds) * time.Second
 	if minReady != st.minReady {
 		st.minReady = minReady
