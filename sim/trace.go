@@ -387,7 +387,7 @@ func DescribeSummary(s *Summary) string {
 type metrics struct {
 	// per-Deployment figures, refreshed at the end of an instant for the
 	// Deployments whose object or ReplicaSets were written (touched)
-	deps        map[*wqItem]*depMetric // by the Deployment's work-queue item
+	deps        []*depMetric // deps[it.X.Slot-1] is the Deployment of the work-queue item it
 	dirty       []*depMetric
 	total       int32 // Σ available over deps
 	nBelow      int   // deps below minAvailable
@@ -414,17 +414,16 @@ type depMetric struct {
 
 func (m *metrics) init() {
 	m.minAvail = -1
-	m.deps = map[*wqItem]*depMetric{}
 }
 
 // touch marks the Deployment of the work-queue item it for a refresh: it
 // or one of its ReplicaSets was written.
 func (m *metrics) touch(it *wqItem) {
-	dm := m.deps[it]
-	if dm == nil {
-		dm = &depMetric{it: it}
-		m.deps[it] = dm
+	if it.X.Slot == 0 {
+		m.deps = append(m.deps, &depMetric{it: it})
+		it.X.Slot = int32(len(m.deps))
 	}
+	dm := m.deps[it.X.Slot-1]
 	if !dm.dirty {
 		dm.dirty = true
 		m.dirty = append(m.dirty, dm)

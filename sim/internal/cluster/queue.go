@@ -43,4 +43,7 @@ type QueueData struct {
 	// NS is, for a Deployment key, the ReplicaSets of its namespace (set
 	// by the engine at first use), read at every sync without a look-up.
 	NS *apiserver.Namespace[*ReplicaSet]
+	// Slot is, for a Deployment key, the engine's own number for it (0
+	// until the engine gives one): where its summary figures are kept.
+	Slot int32
 }
