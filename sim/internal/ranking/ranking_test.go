@@ -111,17 +111,7 @@ func TestPickFew(t *testing.T) {
 		keys := s.keys(now)
 		var want []int32
 		if n <= 8 {
-			used := make([]bool, len(keys))
-			for len(want) < n {
-				best := -1
-				for i := range keys {
-					if !used[i] && (best < 0 || less(&keys[i], &keys[best])) {
-						best = i
-					}
-				}
-				want = append(want, keys[best].idx)
-				used[best] = true
-			}
+			want = passes(keys, n)
 		} else {
 			slices.SortFunc(keys, order)
 			for _, k := range keys[:n] {
@@ -138,6 +128,25 @@ func TestPickFew(t *testing.T) {
 			t.Fatalf("the words changed")
 		}
 	})
+}
+
+// passes is the reference for n ≤ 8: n linear passes over keys, each a
+// running minimum by the full comparison over the keys not picked yet, in
+// order; it returns the picked pods' indices.
+func passes(keys []key, n int) []int32 {
+	used := make([]bool, len(keys))
+	var out []int32
+	for len(out) < n {
+		best := -1
+		for i := range keys {
+			if !used[i] && (best < 0 || less(&keys[i], &keys[best])) {
+				best = i
+			}
+		}
+		out = append(out, keys[best].idx)
+		used[best] = true
+	}
+	return out
 }
 
 // TestPickOrder: where the comparison is not transitive, the pods Pick
@@ -160,19 +169,7 @@ func TestPickOrder(t *testing.T) {
 				Active: true, Ready: rapid.Bool().Draw(t, "ready")})
 		}
 		n := rapid.IntRange(2, min(8, size-1)).Draw(t, "n")
-		keys := s.keys(s.now)
-		used := make([]bool, len(keys))
-		var want []int32
-		for len(want) < n {
-			best := -1
-			for i := range keys {
-				if !used[i] && (best < 0 || less(&keys[i], &keys[best])) {
-					best = i
-				}
-			}
-			want = append(want, keys[best].idx)
-			used[best] = true
-		}
+		want := passes(s.keys(s.now), n)
 		var pk Picker
 		if got := pk.Pick(s.pods, s.words, s.colo, s.active, n, s.now); !slices.Equal(got, want) {
 			t.Fatalf("picked %v, want %v", got, want)
@@ -452,18 +449,7 @@ func TestLogRank(t *testing.T) {
 // over 1,000 nodes (the old ReplicaSet of a rollout), 10% of them
 // inactive.
 func BenchmarkPickOne(b *testing.B) {
-	s := &set{colo: make([]int32, 1024)} // slots 0-1000, in a power-of-two length as the simulator allocates them
-	for i := 0; i < 1500; i++ {
-		p := Pod{UID: uint64(i), Created: time.Duration(i) * time.Millisecond, Slot: int32(i%1000 + 1), Active: i%10 != 0, Ready: true}
-		p.Class = Class(true, 2, true)
-		p.ReadyAt = p.Created + 5*time.Second
-		s.add(p)
-	}
-	var pk Picker
-	b.ReportAllocs()
-	for b.Loop() {
-		pk.Pick(s.pods, s.words, s.colo, s.active, 1, time.Hour)
-	}
+	benchPickOne(b, func(i int) time.Duration { return time.Duration(i) * time.Millisecond })
 }
 
 // BenchmarkPickOneShared is BenchmarkPickOne with readiness and creation
@@ -471,9 +457,15 @@ func BenchmarkPickOne(b *testing.B) {
 // share each, so most pods tied on the prefix share the best's readiness
 // time and are compared on restarts, creation time and UID.
 func BenchmarkPickOneShared(b *testing.B) {
+	benchPickOne(b, func(i int) time.Duration { return time.Duration(i/30) * time.Second })
+}
+
+// benchPickOne picks one pod among 1,500 ready pods over 1,000 nodes, 10%
+// inactive, pod i created at created(i) and ready 5 s later.
+func benchPickOne(b *testing.B, created func(i int) time.Duration) {
 	s := &set{colo: make([]int32, 1024)} // slots 0-1000, in a power-of-two length as the simulator allocates them
 	for i := 0; i < 1500; i++ {
-		p := Pod{UID: uint64(i), Created: time.Duration(i/30) * time.Second, Slot: int32(i%1000 + 1), Active: i%10 != 0, Ready: true}
+		p := Pod{UID: uint64(i), Created: created(i), Slot: int32(i%1000 + 1), Active: i%10 != 0, Ready: true}
 		p.Class = Class(true, 2, true)
 		p.ReadyAt = p.Created + 5*time.Second
 		s.add(p)
