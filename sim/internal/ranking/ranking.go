@@ -379,7 +379,7 @@ func runMin(pods []Pod, cands []int32, rank int32, now time.Duration) (at int) {
 				}
 				continue
 			}
-			if p.Created != b.createdAt {
+			if p.Created != b.createdAt { // as for readiness above, written out: a shared function costs runMin 11 % more instructions
 				if d := now - p.Created; uint64(d)-createdLo < createdLo {
 					if p.UID > b.uid {
 						continue // the best's bucket, a larger UID
