@@ -12,14 +12,19 @@ import (
 // API.
 type engine Sim
 
+// Now is the run's virtual time.
 func (e *engine) Now() time.Duration { return e.now }
 
+// Schedule queues a cluster timer for time at.
 func (e *engine) Schedule(at time.Duration, t cluster.Timer) {
 	e.q.push(at, clusterEvent(t))
 }
 
+// Note adds a line to the trace's current frame.
 func (e *engine) Note(format string, args ...any) { (*Sim)(e).note(format, args...) }
 
+// Notify is the pod informer's handler: the ReplicaSet of the work-queue
+// item it is queued after the controllers' reaction latency.
 func (e *engine) Notify(it *wqItem) { (*Sim)(e).notifyItem(it) }
 
 // PodDeleted is the Deployment controller's pod handler: a Recreate

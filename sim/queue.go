@@ -77,9 +77,6 @@ func (q *eventQueue) pop() (time.Duration, event) { return q.q.Pop() }
 
 func (q *eventQueue) len() int { return q.q.Len() }
 
-// peekTime is the time of the earliest event; ok is false when empty.
-func (q *eventQueue) peekTime() (time.Duration, bool) { return q.q.PeekTime() }
-
 // The work-queue keys and the data kept with them (package cluster:
 // each ReplicaSet record points to its item).
 type (

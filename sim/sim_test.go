@@ -227,7 +227,7 @@ func ptrTo[T any](v T) *T { return &v }
 // runUntil processes events up to the given time (test helper).
 func (s *Sim) runUntil(until time.Duration) {
 	for s.q.len() > 0 {
-		at, _ := s.q.peekTime()
+		at, _ := s.q.q.PeekTime()
 		if at > until {
 			break
 		}

@@ -60,8 +60,9 @@ type Store[R Record] struct {
 	ConfigMaps  map[string]*corev1.ConfigMap
 	Secrets     map[string]*corev1.Secret
 
-	rv, uid int64
-	// rvDigits is rv in decimal
+	uid int64
+	// rvDigits is the last resourceVersion handed out, in decimal (empty
+	// before the first)
 	rvDigits []byte
 	keys     map[nsName]string // interned "namespace/name" keys
 	rsBuf    []*appsv1.ReplicaSet
@@ -200,7 +201,6 @@ func (s *Store[R]) OwnedReplicaSets(d *appsv1.Deployment) []*appsv1.ReplicaSet {
 // kept as digits and counted up in place (usually one digit changes)
 // instead of formatted anew at every write.
 func (s *Store[R]) NextRV() string {
-	s.rv++
 	d := s.rvDigits
 	i := len(d) - 1
 	for ; i >= 0 && d[i] == '9'; i-- {
