@@ -51,7 +51,8 @@
 //     explain).
 //   - sim (this package): the simulator. By file: scenario.go, steps.go,
 //     podsteps.go, builder.go, variant.go, outcome.go (the scenario format
-//     and its steps); state.go (a run that starts from a cluster's
+//     and its steps), validate.go (a scenario's checks), locate.go (the
+//     field and line of a decoding error); state.go (a run that starts from a cluster's
 //     state: its objects stored as they are; what its pods do next is the
 //     cluster model's);
 //     queue.go (the engine's events and work-queue keys); sim.go (the

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -16,6 +17,89 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
+
+// Step is one user action at a time offset. Exactly one action is set.
+type Step struct {
+	// At is the offset from the start.
+	At Duration `json:"at"`
+	// Deployment names the Deployment the step acts on; optional when the
+	// scenario has one.
+	Deployment string `json:"deployment,omitempty"`
+
+	// Apply creates or replaces an object, like kubectl apply: a
+	// Deployment (labels and spec replaced, annotations merged), a ConfigMap
+	// or a Secret (labels, annotations and data replaced).
+	Apply json.RawMessage `json:"apply,omitempty"`
+	// Annotate is kubectl annotate --overwrite on the Deployment; a null
+	// value removes the annotation (kubectl annotate KEY-).
+	Annotate map[string]*string `json:"annotate,omitempty"`
+	// SetImage is kubectl set image.
+	SetImage *SetImage `json:"setImage,omitempty"`
+	// Scale is kubectl scale --replicas.
+	Scale *int32 `json:"scale,omitempty"`
+	// Pause and Resume are kubectl rollout pause / resume.
+	Pause  bool `json:"pause,omitempty"`
+	Resume bool `json:"resume,omitempty"`
+	// Undo is kubectl rollout undo [--to-revision].
+	Undo *Undo `json:"undo,omitempty"`
+	// EditConfigMap and EditSecret replace the data of a ConfigMap/Secret.
+	EditConfigMap *EditConfig `json:"editConfigMap,omitempty"`
+	EditSecret    *EditConfig `json:"editSecret,omitempty"`
+	// DeleteConfigMap and DeleteSecret delete a ConfigMap/Secret by name
+	// (like EditConfigMap, the first of that name in namespace order).
+	DeleteConfigMap string `json:"deleteConfigMap,omitempty"`
+	DeleteSecret    string `json:"deleteSecret,omitempty"`
+	// KillPods deletes pods (kubectl delete pod).
+	KillPods *KillPods `json:"killPods,omitempty"`
+	// FailNode and RecoverNode take a node down and back.
+	FailNode    string `json:"failNode,omitempty"`
+	RecoverNode string `json:"recoverNode,omitempty"`
+	// StopWhenConverged ends the run once every Deployment is complete
+	// after the last step.
+	StopWhenConverged bool `json:"stopWhenConverged,omitempty"`
+	// Pod sets a pod's phase or readiness, deletes it or makes its node
+	// unreachable.
+	Pod *PodStep `json:"pod,omitempty"`
+	// UnreachableNode makes a node's kubelet stop reporting; DeleteNode
+	// deletes the Node object.
+	UnreachableNode string `json:"unreachableNode,omitempty"`
+	DeleteNode      string `json:"deleteNode,omitempty"`
+	// When makes the step wait, from At, until a count or a condition
+	// holds.
+	When *When `json:"when,omitempty"`
+
+	apply any // *appsv1.Deployment, *corev1.ConfigMap or *corev1.Secret
+	line  int // line of the step in the scenario file, 0 if unknown
+	// imageLine is the line of setImage.container, 0 if unknown
+	imageLine int
+	// podLines and whenLine are the lines of pod's fields and of when
+	podLines podStepLines
+	whenLine int
+}
+
+// SetImage changes a container's image.
+type SetImage struct {
+	Container string `json:"container"`
+	Image     string `json:"image"`
+}
+
+// Undo rolls back to a revision (0: the previous one).
+type Undo struct {
+	ToRevision int64 `json:"toRevision,omitempty"`
+}
+
+// EditConfig replaces the data of a ConfigMap or Secret.
+type EditConfig struct {
+	Name string            `json:"name"`
+	Data map[string]string `json:"data"`
+}
+
+// KillPods deletes Count pods, of one ReplicaSet: "new" (the newest),
+// "old" (any other) or a name; all pods when empty.
+type KillPods struct {
+	Count int    `json:"count"`
+	RS    string `json:"rs,omitempty"`
+}
 
 // load creates the scenario's objects at time 0 and schedules its steps.
 func (s *Sim) load() error {

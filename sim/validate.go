@@ -1,0 +1,296 @@
+package sim
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/cluster"
+	"github.com/deploymath/deploymath/sim/internal/yamlline"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	sjson "sigs.k8s.io/json"
+)
+
+// A scenario's validation: its objects decoded (kinds checked), its
+// cluster section defaulted and checked, its steps checked in order, each
+// error naming the field and its line.
+
+type kindOnly struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+// decodeObject strictly decodes one manifest; path names it in errors.
+func decodeObject(src []byte, raw json.RawMessage, path string) (any, error) {
+	var k kindOnly
+	if err := json.Unmarshal(raw, &k); err != nil {
+		return nil, locate(src, raw, path, err, &kindOnly{})
+	}
+	var obj any
+	switch {
+	case k.Kind == "Deployment" && k.APIVersion == "apps/v1":
+		obj = &appsv1.Deployment{}
+	case k.Kind == "ConfigMap" && k.APIVersion == "v1":
+		obj = &corev1.ConfigMap{}
+	case k.Kind == "Secret" && k.APIVersion == "v1":
+		obj = &corev1.Secret{}
+	default:
+		return nil, withLine(src, fmt.Errorf("field %q: unsupported object apiVersion %q kind %q (want apps/v1 Deployment, v1 ConfigMap or v1 Secret)", path+".kind", k.APIVersion, k.Kind))
+	}
+	strict, err := sjson.UnmarshalStrict(raw, obj)
+	if err != nil {
+		probe := reflect.New(reflect.TypeOf(obj).Elem()).Interface()
+		return nil, locate(src, raw, path, err, probe)
+	}
+	if len(strict) > 0 {
+		err = strict[0]
+		msg := err.Error()
+		if m := fieldRE.FindStringSubmatch(msg); m != nil {
+			full := path + "." + m[1]
+			msg = strings.Replace(msg, `"`+m[1]+`"`, `"`+full+`"`, 1)
+			return nil, withLine(src, errors.New(msg))
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		if o.Namespace == "" {
+			o.Namespace = metav1.NamespaceDefault
+		}
+	case *corev1.ConfigMap:
+		if o.Namespace == "" {
+			o.Namespace = metav1.NamespaceDefault
+		}
+	case *corev1.Secret:
+		if o.Namespace == "" {
+			o.Namespace = metav1.NamespaceDefault
+		}
+	}
+	return obj, nil
+}
+
+func (sc *Scenario) validate(src []byte) error {
+	c := &sc.Cluster
+	if c.Startup == (Range{}) {
+		c.Startup = Range{Duration(time.Second), Duration(3 * time.Second)}
+	}
+	if c.Readiness == (Range{}) {
+		c.Readiness = Range{0, Duration(2 * time.Second)}
+	}
+	if c.Termination == (Range{}) {
+		c.Termination = Range{Duration(time.Second), Duration(time.Second)}
+	}
+	if c.NodeMonitorGracePeriod == 0 {
+		c.NodeMonitorGracePeriod = Duration(50 * time.Second)
+	}
+	if c.EvictionTimeout == 0 {
+		c.EvictionTimeout = Duration(5 * time.Minute)
+	}
+	for _, r := range []struct {
+		name string
+		r    Range
+	}{{"cluster.startup", c.Startup}, {"cluster.readiness", c.Readiness}, {"cluster.termination", c.Termination}} {
+		if r.r.Max < r.r.Min {
+			return withLine(src, fmt.Errorf("field %q: max %s is below min %s", r.name+".max", time.Duration(r.r.Max), time.Duration(r.r.Min)))
+		}
+	}
+	names := map[string]bool{}
+	for i, n := range c.Nodes {
+		p := fmt.Sprintf("cluster.nodes[%d]", i)
+		if n.Name == "" {
+			return withLine(src, fmt.Errorf("field %q: required", p+".name"))
+		}
+		if names[n.Name] {
+			return withLine(src, fmt.Errorf("field %q: duplicate node %q", p+".name", n.Name))
+		}
+		names[n.Name] = true
+		if n.Capacity <= 0 {
+			return withLine(src, fmt.Errorf("field %q: must be positive", p+".capacity"))
+		}
+	}
+	if c.PodQuota < 0 {
+		return withLine(src, fmt.Errorf("field %q: must not be negative", "cluster.podQuota"))
+	}
+	for i := range c.Failures {
+		r := &c.Failures[i]
+		p := fmt.Sprintf("cluster.failures[%d]", i)
+		switch r.Mode {
+		case "crashloop":
+			r.mode = cluster.ModeCrashLoop
+		case "never-ready":
+			r.mode = cluster.ModeNeverReady
+		case "image-pull-error":
+			r.mode = cluster.ModePullError
+		default:
+			return withLine(src, fmt.Errorf("field %q: unknown mode %q (want crashloop, never-ready or image-pull-error)", p+".mode", r.Mode))
+		}
+		if r.Image == "" && len(r.Labels) == 0 {
+			return withLine(src, fmt.Errorf("field %q: a rule needs an image or labels", p+".image"))
+		}
+		if r.Probability != nil && (*r.Probability < 0 || *r.Probability > 1) {
+			return withLine(src, fmt.Errorf("field %q: must be between 0 and 1", p+".probability"))
+		}
+	}
+	if c.Restart != nil {
+		if _, err := c.Restart.options("cluster.restart"); err != nil {
+			return withLine(src, err)
+		}
+	}
+	sc.deployments, sc.configMaps, sc.secrets = nil, nil, nil
+	var total int64 // replicas of the Deployments in objects
+	for i, raw := range sc.Objects {
+		obj, err := decodeObject(src, raw, fmt.Sprintf("objects[%d]", i))
+		if err != nil {
+			return err
+		}
+		switch o := obj.(type) {
+		case *appsv1.Deployment:
+			p := fmt.Sprintf("objects[%d]", i)
+			if err := validDeployment(src, o, p); err != nil {
+				return err
+			}
+			if total += int64(replicas(rollout.Default(o))); total > MaxTotalReplicas {
+				return withLine(src, fmt.Errorf("field %q: the Deployments of objects have %d replicas in all, above the simulator's limit of %d (sim.MaxTotalReplicas)", p+".spec.replicas", total, MaxTotalReplicas))
+			}
+			sc.deployments = append(sc.deployments, o)
+		case *corev1.ConfigMap:
+			sc.configMaps = append(sc.configMaps, o)
+		case *corev1.Secret:
+			sc.secrets = append(sc.secrets, o)
+		}
+	}
+	until := sc.Until
+	if until <= 0 {
+		until = Duration(DefaultUntil)
+	}
+	var last Duration
+	lines := strings.Split(string(src), "\n") // split once: a scenario may have thousands of steps
+	for i := range sc.Steps {
+		st := &sc.Steps[i]
+		p := fmt.Sprintf("steps[%d]", i)
+		st.line = yamlline.Find(lines, 1, p)
+		if st.SetImage != nil {
+			st.imageLine = yamlline.Find(lines, 1, p+".setImage.container")
+		}
+		if st.At > until {
+			return withLine(src, fmt.Errorf("field %q: %s is after the time limit (until %s): the step would never run", p+".at", time.Duration(st.At), time.Duration(until)))
+		}
+		if st.At < last {
+			return withLine(src, fmt.Errorf("field %q: steps must be in time order (%s is before %s)", p+".at", time.Duration(st.At), time.Duration(last)))
+		}
+		last = st.At
+		n := 0
+		for _, set := range []bool{len(st.Apply) > 0, st.SetImage != nil, st.Scale != nil, st.Pause, st.Resume, st.Undo != nil,
+			st.EditConfigMap != nil, st.EditSecret != nil, st.KillPods != nil, st.FailNode != "", st.RecoverNode != "", st.StopWhenConverged,
+			len(st.Annotate) > 0, st.DeleteConfigMap != "", st.DeleteSecret != ""} {
+			if set {
+				n++
+			}
+		}
+		n += st.newStepKinds()
+		if n != 1 {
+			return withLine(src, fmt.Errorf("field %q: a step needs exactly one action, found %d", p, n))
+		}
+		if len(st.Apply) > 0 {
+			obj, err := decodeObject(src, st.Apply, p+".apply")
+			if err != nil {
+				return err
+			}
+			if d, ok := obj.(*appsv1.Deployment); ok {
+				if err := validDeployment(src, d, p+".apply"); err != nil {
+					return err
+				}
+			}
+			st.apply = obj
+		}
+		if st.Scale != nil && *st.Scale < 0 {
+			return withLine(src, fmt.Errorf("field %q: must not be negative", p+".scale"))
+		}
+		if st.Scale != nil && *st.Scale > MaxReplicas {
+			return withLine(src, errTooManyReplicas(p+".scale", *st.Scale))
+		}
+		if st.KillPods != nil && st.KillPods.Count <= 0 {
+			return withLine(src, fmt.Errorf("field %q: must be positive", p+".killPods.count"))
+		}
+		if st.SetImage != nil && (st.SetImage.Container == "" || st.SetImage.Image == "") {
+			return withLine(src, fmt.Errorf("field %q: container and image are required", p+".setImage"))
+		}
+		for _, n := range []struct{ f, v string }{{"failNode", st.FailNode}, {"recoverNode", st.RecoverNode}} {
+			if n.v != "" && !names[n.v] {
+				return withLine(src, fmt.Errorf("field %q: unknown node %q", p+"."+n.f, n.v))
+			}
+		}
+		if err := st.validateNew(src, p, names); err != nil {
+			return err
+		}
+	}
+	created := slices.Clone(sc.deployments)
+	if sc.state != nil {
+		deps, err := sc.state.validate()
+		if err != nil {
+			return err
+		}
+		if total+int64(sumReplicas(deps)) > MaxTotalReplicas {
+			return fmt.Errorf("state: the Deployments of the state and of objects have %d replicas in all, above the simulator's limit of %d (sim.MaxTotalReplicas)", total+int64(sumReplicas(deps)), MaxTotalReplicas)
+		}
+		created = append(created, deps...)
+	}
+	for i := range sc.Steps {
+		if d, ok := sc.Steps[i].apply.(*appsv1.Deployment); ok {
+			created = append(created, rollout.Default(d))
+		}
+	}
+	if err := validExpect(src, sc.Expect, created); err != nil {
+		return err
+	}
+	sc.validated = true
+	return nil
+}
+
+// CheckUntil reports the first step scheduled after the time limit until,
+// which would never run, naming its number, time and line.
+func (sc *Scenario) CheckUntil(until time.Duration) error {
+	for i := range sc.Steps {
+		if st := &sc.Steps[i]; time.Duration(st.At) > until {
+			return fmt.Errorf("step %d at %s (%s) would never run: it is after the time limit %s", i+1, time.Duration(st.At), sc.where(st.line), until)
+		}
+	}
+	return nil
+}
+
+// errTooManyReplicas refuses a Deployment size above [MaxReplicas].
+func errTooManyReplicas(field string, n int32) error {
+	return fmt.Errorf("field %q: %d replicas is above the simulator's limit of %d (sim.MaxReplicas)", field, n, MaxReplicas)
+}
+
+// validDeployment checks a Deployment of the scenario (at path) as the API
+// server would, after defaulting, and against [MaxReplicas]; errors name
+// the field and its line.
+func validDeployment(src []byte, d *appsv1.Deployment, path string) error {
+	dd := rollout.Default(d)
+	if n := replicas(dd); n > MaxReplicas {
+		return withLine(src, errTooManyReplicas(path+".spec.replicas", n))
+	}
+	err := rollout.Validate(dd)
+	if err == nil {
+		return nil
+	}
+	// rollout.Validate joins one "spec.field: message" line per problem.
+	var errs []error
+	for _, msg := range strings.Split(err.Error(), "\n") {
+		field, rest, ok := strings.Cut(msg, ": ")
+		if !ok || strings.ContainsAny(field, " \"") {
+			errs = append(errs, fmt.Errorf("%s: deployment %s: %s", path, d.Name, msg))
+			continue
+		}
+		errs = append(errs, withLine(src, fmt.Errorf("field %q: %s", path+"."+field, rest)))
+	}
+	return errors.Join(errs...)
+}
