@@ -48,6 +48,9 @@ func (e *engine) StatusWritten(st *cluster.ReplicaSet) {
 	s.logReplicaSetWrite(writerReplicaSet, "status", rs)
 	s.informReplicaSet(rs, false)
 	s.rsStatusChanged(rs, st)
+	if s.hostObserves(kindReplicaSet) {
+		s.hostChanged(s.kinds.builtin[kindReplicaSet], rs, rs)
+	}
 }
 
 // syncReplicaSet is one sync of the ReplicaSet controller (package

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
-	"github.com/deploymath/deploymath/sim/internal/correlator"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -52,34 +51,11 @@ type EventWrite struct {
 	Uncertain bool `json:"uncertain,omitempty"`
 }
 
-// recordEvent runs one event of d through the recorder model. Events at
-// one instant get increasing nanoseconds, as in a real cluster, so that
-// their generated names differ.
+// recordEvent runs one event of the Deployment controller about d through
+// the recorder model.
 func (s *Sim) recordEvent(d *appsv1.Deployment, e rollout.Event) *EventWrite {
-	if s.events == nil {
-		c, err := correlator.New(correlator.Options{})
-		if err != nil {
-			s.note("event recorder: %v", err)
-			return nil
-		}
-		s.events = c
-	}
-	if s.now != s.eventAt {
-		s.eventAt, s.eventSeq = s.now, 0
-	}
-	s.eventSeq++
-	a, err := s.events.Record(correlator.Input{
-		Time: s.wall().Add(time.Duration(s.eventSeq)),
-		Object: corev1.ObjectReference{Kind: "Deployment", APIVersion: "apps/v1", Namespace: d.Namespace,
-			Name: d.Name, UID: d.UID},
-		Source: corev1.EventSource{Component: "deployment-controller"},
-		Type:   e.Type, Reason: e.Reason, Message: e.Message,
-	})
-	if err != nil {
-		s.note("event recorder: %v", err)
-		return nil
-	}
-	return &EventWrite{Op: a.Op.String(), Name: a.Event.Name, Count: a.Event.Count, Combined: a.Combined, Uncertain: a.Uncertain}
+	ref := corev1.ObjectReference{Kind: "Deployment", APIVersion: "apps/v1", Namespace: d.Namespace, Name: d.Name, UID: d.UID}
+	return s.recordRef(ref, "deployment-controller", e.Type, e.Reason, e.Message)
 }
 
 // clusterEvents lists the Events the API server holds.

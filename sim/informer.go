@@ -32,7 +32,9 @@ type delivery struct {
 	rs  *appsv1.ReplicaSet // a ReplicaSet's new version
 	// old is the ReplicaSet's previous cached version (for the fan-out
 	// to the Deployments that owned or selected it).
-	gone bool // the ReplicaSet was deleted
+	gone bool // the ReplicaSet (the Deployment, with depGone) was deleted
+	// depGone: a Deployment was deleted
+	depGone bool
 }
 
 // informerCache is the Deployment controller's view.
@@ -55,6 +57,15 @@ func (s *Sim) informDeployment(key string, d *appsv1.Deployment) {
 	}
 	c := *d
 	s.send(delivery{key: key, dep: &c})
+}
+
+// informDeploymentGone sends the deletion of the Deployment of key
+// towards the cache.
+func (s *Sim) informDeploymentGone(key string) {
+	if !s.delayed() {
+		return
+	}
+	s.send(delivery{key: key, gone: true, depGone: true})
 }
 
 // informReplicaSet sends rs's new version (or its deletion) towards the
@@ -85,6 +96,9 @@ func (s *Sim) deliver() {
 	c.delivering = true
 	defer func() { c.delivering = false }()
 	switch {
+	case d.depGone:
+		delete(c.deployments, d.key)
+		s.notifyDeployment(d.key)
 	case d.dep != nil:
 		c.deployments[d.key] = d.dep
 		s.notifyDeployment(d.key)

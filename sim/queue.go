@@ -20,6 +20,7 @@ const (
 	evRestartTick                  // the restart controller's periodic check
 	evUntil                        // end of the run
 	evInform                       // a write reaches the Deployment controller's cache (cluster.informerDelay)
+	evHostInform                   // a change reaches the hosted controllers' view (cluster.informerDelay)
 )
 
 // event is one entry of the event queue (its time is the queue's). Only

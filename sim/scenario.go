@@ -99,6 +99,13 @@ type Scenario struct {
 	buildErr error
 	// state is the cluster state the run starts from (WithState).
 	state *State
+	// objState holds the ReplicaSets, Pods, Nodes and ResourceQuotas of
+	// objects, stored at time 0 as a state is; custom the objects of
+	// custom kinds, decoded by New (objects.go). src is the source the
+	// scenario was parsed from (nil when built in Go), for their errors.
+	objState *State
+	custom   []*customObject
+	src      []byte
 }
 
 // The simulator's limits. Inputs beyond them are refused with an error
@@ -134,6 +141,9 @@ func (sc *Scenario) where(line int) string {
 	}
 	return "scenario " + strconv.Quote(sc.Name)
 }
+
+// whereFile names the scenario's file ("scenario NAME" without one).
+func (sc *Scenario) whereFile() string { return sc.where(0) }
 
 // Cluster describes the simulated cluster.
 type Cluster struct {
@@ -172,6 +182,10 @@ type Cluster struct {
 	Failures []FailureRule `json:"failures,omitempty"`
 	// Restart runs the restart controller (restart on config change).
 	Restart *RestartSpec `json:"restart,omitempty"`
+	// DeploymentController: false runs no built-in Deployment controller,
+	// so that a controller of [Options].Controllers takes its place
+	// (default true).
+	DeploymentController *bool `json:"deploymentController,omitempty"`
 }
 
 // NodeSpec is a node of the cluster.
@@ -274,6 +288,9 @@ func ParseScenario(data []byte) (*Scenario, error) {
 	}
 	if err := sc.validate(data); err != nil {
 		return nil, err
+	}
+	if len(sc.custom) > 0 {
+		sc.src = data
 	}
 	return sc, nil
 }

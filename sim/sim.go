@@ -10,6 +10,7 @@ import (
 	"github.com/deploymath/deploymath/sim/internal/correlator"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Options tune one run. The zero value runs the scenario as written.
@@ -47,6 +48,16 @@ type Options struct {
 	// after it, in [Result].Writes and the JSON's "writes": the states a
 	// watch sees, including those that last no simulated time.
 	Writes bool
+	// Controllers are run beside the built-in controllers (see
+	// [Controller]): each gets its work-queue keys from its watches and
+	// reads and writes the simulated cluster through its [Context]. A
+	// scenario with cluster.deploymentController: false runs them without
+	// the built-in Deployment controller.
+	Controllers []Controller
+	// Scheme holds the Go types of the kinds of the controllers and of the
+	// scenario's objects beyond the built-in ones (nil: the built-in
+	// kinds only). apps/v1 and core/v1 are added to it.
+	Scheme *runtime.Scheme
 }
 
 // Result is the outcome of a run.
@@ -92,6 +103,9 @@ type Stats struct {
 	DeploymentSyncs, ReplicaSetSyncs int
 	// PodsCreated counts pods created by the ReplicaSet controller.
 	PodsCreated int
+	// Reconciles counts the reconciles of the controllers of
+	// [Options].Controllers.
+	Reconciles int
 }
 
 // Sim is one run of a scenario: the virtual clock, the event queue, the
@@ -159,6 +173,19 @@ type Sim struct {
 	// (nil with an informer delay, or once a write replaced it).
 	syncItem *wqItem
 	syncDep  *appsv1.Deployment
+	// kinds are the run's kinds; host its hosted controllers (host.go).
+	kinds *kinds
+	host  host
+	// hostCache is the hosted controllers' informer view, with
+	// cluster.informerDelay only (informerview.go).
+	hostCache *hostCache
+	// custom are the scenario's objects of custom kinds, decoded; loading
+	// says the scenario's objects are being stored (the hosted
+	// controllers start after, with their informers' first list).
+	custom  []Object
+	loading bool
+	// noDeploymentController: cluster.deploymentController is false.
+	noDeploymentController bool
 }
 
 // New prepares a run of sc. The scenario is not modified. A scenario built
@@ -207,6 +234,9 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	if sc.state != nil {
 		s.stateNodes(sc.state)
 	}
+	if sc.objState != nil {
+		s.stateNodes(sc.objState)
+	}
 	if len(s.c.Nodes) == 0 {
 		s.c.AddNode("node-1", 1<<30, true)
 	}
@@ -222,6 +252,16 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 			return nil, err
 		}
 	}
+	if s.kinds, err = newKinds(o.Scheme); err != nil {
+		return nil, err
+	}
+	if s.custom, err = s.decodeCustom(); err != nil {
+		return nil, err
+	}
+	if err := s.addControllers(o.Controllers); err != nil {
+		return nil, err
+	}
+	s.noDeploymentController = sc.Cluster.DeploymentController != nil && !*sc.Cluster.DeploymentController
 	s.met.init()
 	return s, nil
 }
@@ -348,14 +388,20 @@ func (s *Sim) handle(e event) {
 		}
 		switch it.Key.Ctrl {
 		case ctrlDeployment:
-			s.syncDeployment(it)
+			if !s.noDeploymentController {
+				s.syncDeployment(it)
+			}
 		case ctrlReplicaSet:
 			s.syncReplicaSet(it)
+		default:
+			s.reconcile(it)
 		}
 	case evCluster:
 		s.c.Fire(e.timer())
 	case evInform:
 		s.deliver()
+	case evHostInform:
+		s.deliverToView()
 	case evRestartTick:
 		s.restartTick(s.now)
 	case evTimer:

@@ -103,20 +103,26 @@ type KillPods struct {
 
 // load creates the scenario's objects at time 0 and schedules its steps.
 func (s *Sim) load() error {
+	s.loading = true
 	if s.sc.state != nil {
 		s.loadState(s.sc.state)
+	}
+	if s.sc.objState != nil {
+		s.loadState(s.sc.objState)
 	}
 	for _, cm := range s.sc.configMaps {
 		cm = cm.DeepCopy()
 		cm.UID, cm.ResourceVersion, cm.CreationTimestamp = s.st.NextUID(), s.st.NextRV(), s.stamp()
 		s.st.ConfigMaps[objKey(cm.Namespace, cm.Name)] = cm
 		s.observeRestart(cm)
+		s.configChanged(nil, cm)
 	}
 	for _, sec := range s.sc.secrets {
 		sec = storedSecret(sec)
 		sec.UID, sec.ResourceVersion, sec.CreationTimestamp = s.st.NextUID(), s.st.NextRV(), s.stamp()
 		s.st.Secrets[objKey(sec.Namespace, sec.Name)] = sec
 		s.observeRestart(sec)
+		s.configChanged(nil, sec)
 	}
 	for _, d := range s.sc.deployments {
 		dd := rollout.Default(d)
@@ -128,6 +134,11 @@ func (s *Sim) load() error {
 		}
 		s.note("create deployment %s (%s)", d.Name, describeTemplate(dd))
 	}
+	if err := s.loadCustom(s.custom); err != nil {
+		return err
+	}
+	s.loading = false
+	s.startHosted()
 	s.stepsLeft = len(s.sc.Steps)
 	for i, st := range s.sc.Steps {
 		s.q.push(time.Duration(st.At), event{kind: evStep, n: uint32(i)})
@@ -386,6 +397,7 @@ func (s *Sim) editConfig(label string, e *EditConfig, secret bool) error {
 				sec.ResourceVersion = s.st.NextRV()
 				s.st.Secrets[k] = sec
 				s.observeRestart(sec)
+				s.configChanged(old, sec)
 				s.note("%s: edit secret %s (%d keys)", label, e.Name, len(e.Data))
 				return nil
 			}
@@ -399,6 +411,7 @@ func (s *Sim) editConfig(label string, e *EditConfig, secret bool) error {
 			cm.ResourceVersion = s.st.NextRV()
 			s.st.ConfigMaps[k] = cm
 			s.observeRestart(cm)
+			s.configChanged(old, cm)
 			s.note("%s: edit configmap %s (%d keys)", label, e.Name, len(e.Data))
 			return nil
 		}
@@ -416,6 +429,7 @@ func (s *Sim) applyConfigMap(label string, manifest *corev1.ConfigMap) error {
 		old = &o.ObjectMeta
 	}
 	verb := s.stampApplied(&cm.ObjectMeta, old)
+	s.configChanged(s.st.ConfigMaps[key], cm)
 	s.st.ConfigMaps[key] = cm
 	s.note("%s: apply %s configmap %s (%d keys)", label, verb, cm.Name, len(cm.Data)+len(cm.BinaryData))
 	s.observeRestart(cm)
@@ -448,6 +462,7 @@ func (s *Sim) applySecret(label string, manifest *corev1.Secret) error {
 		old = &o.ObjectMeta
 	}
 	verb := s.stampApplied(&sec.ObjectMeta, old)
+	s.configChanged(s.st.Secrets[key], sec)
 	s.st.Secrets[key] = sec
 	s.note("%s: apply %s secret %s (%d keys)", label, verb, sec.Name, len(sec.Data))
 	s.observeRestart(sec)
@@ -478,6 +493,7 @@ func (s *Sim) deleteConfig(label, name string, secret bool) error {
 				delete(s.st.Secrets, k)
 				s.note("%s: delete secret %s", label, name)
 				s.forgetRestart(old)
+				s.configChanged(old, nil)
 				return nil
 			}
 		}
@@ -488,6 +504,7 @@ func (s *Sim) deleteConfig(label, name string, secret bool) error {
 			delete(s.st.ConfigMaps, k)
 			s.note("%s: delete configmap %s", label, name)
 			s.forgetRestart(old)
+			s.configChanged(old, nil)
 			return nil
 		}
 	}

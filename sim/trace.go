@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
-	"github.com/deploymath/deploymath/sim/internal/cluster"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // Trace is the timeline of a run: one frame per instant at which something
@@ -58,6 +56,10 @@ type Frame struct {
 	Events []TraceEvent `json:"events,omitempty"`
 	// Deployments is the state of every Deployment and its ReplicaSets.
 	Deployments []DeploymentRow `json:"deployments"`
+	// Objects are the objects of custom kinds with the ReplicaSets they
+	// control, and the ReplicaSets no controller of the run controls
+	// (with hosted controllers or custom objects only).
+	Objects []ObjectRow `json:"objects,omitempty"`
 
 	// seq numbers the stops, syncs and restarts of the frame in the order
 	// of the run; the text trace merges them in that order.
@@ -106,6 +108,10 @@ func (f *Frame) items(fullStops bool) []frameItem {
 
 // TraceEvent is a Kubernetes event recorded on a Deployment.
 type TraceEvent struct {
+	// Kind is the lower-case kind of the object, empty for a Deployment
+	// (the Deployment controller's events); Object is its NAME
+	// (NAMESPACE/NAME outside the default namespace for other kinds).
+	Kind    string `json:"kind,omitempty"`
 	Object  string `json:"object"`
 	Type    string `json:"type"`
 	Reason  string `json:"reason"`
@@ -178,24 +184,11 @@ func (s *Sim) fillState(f *Frame) {
 			})
 		}
 		for _, rs := range s.st.OwnedReplicaSets(d) {
-			st := s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]
-			r := ReplicaSetRow{
-				Name: rs.Name, Revision: rs.Annotations["deployment.kubernetes.io/revision"],
-				Desired: cluster.Replicas(rs), Current: rs.Status.Replicas, Ready: rs.Status.ReadyReplicas,
-				Available: rs.Status.AvailableReplicas,
-			}
-			if t := rs.Status.TerminatingReplicas; t != nil {
-				r.Terminating = *t
-			} else {
-				r.Terminating = st.Terminating
-			}
-			if c := cluster.ReplicaFailure(rs.Status.Conditions); c != nil && c.Status == corev1.ConditionTrue {
-				r.Failure = c.Reason + ": " + c.Message
-			}
-			row.ReplicaSets = append(row.ReplicaSets, r)
+			row.ReplicaSets = append(row.ReplicaSets, replicaSetRow(s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]))
 		}
 		f.Deployments = append(f.Deployments, row)
 	}
+	s.fillObjects(f)
 }
 
 // offset formats a duration as a trace time ("t=1m30s").
@@ -235,7 +228,7 @@ func describeFrame(f *Frame, fullStops bool) string {
 		}
 	}
 	for _, e := range f.Events {
-		fmt.Fprintf(&b, "  %s/%s: %s %s %s\n", "deployment", e.Object, e.Type, e.Reason, e.Message)
+		fmt.Fprintf(&b, "  %s: %s %s %s\n", eventObject(&e), e.Type, e.Reason, e.Message)
 	}
 	b.WriteString(describeState(f))
 	return b.String()
@@ -247,6 +240,7 @@ func describeState(f *Frame) string {
 	for _, d := range f.Deployments {
 		b.WriteString(DescribeDeployment(&d))
 	}
+	b.WriteString(describeObjects(f.Objects))
 	return b.String()
 }
 
@@ -269,21 +263,7 @@ func DescribeDeployment(d *DeploymentRow) string {
 	for _, c := range d.Conditions {
 		fmt.Fprintf(&b, "    %s=%s %s (updated %s, changed %s): %s\n", c.Type, c.Status, c.Reason, offset(c.LastUpdate), offset(c.LastTransition), c.Message)
 	}
-	if len(d.ReplicaSets) == 0 {
-		return b.String()
-	}
-	w := len("REPLICASET")
-	for _, r := range d.ReplicaSets {
-		w = max(w, len(r.Name))
-	}
-	fmt.Fprintf(&b, "    %-*s  REV  DESIRED  CURRENT  READY  AVAILABLE  TERMINATING\n", w, "REPLICASET")
-	for _, r := range d.ReplicaSets {
-		fmt.Fprintf(&b, "    %-*s  %3s  %7d  %7d  %5d  %9d  %11d", w, r.Name, r.Revision, r.Desired, r.Current, r.Ready, r.Available, r.Terminating)
-		if r.Failure != "" {
-			fmt.Fprintf(&b, "  %s", r.Failure)
-		}
-		b.WriteByte('\n')
-	}
+	describeReplicaSetTable(&b, d.ReplicaSets)
 	return b.String()
 }
 

@@ -1,10 +1,8 @@
 package sim
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -14,67 +12,11 @@ import (
 	"github.com/deploymath/deploymath/sim/internal/yamlline"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	sjson "sigs.k8s.io/json"
 )
 
 // A scenario's validation: its objects decoded (kinds checked), its
 // cluster section defaulted and checked, its steps checked in order, each
 // error naming the field and its line.
-
-type kindOnly struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-}
-
-// decodeObject strictly decodes one manifest; path names it in errors.
-func decodeObject(src []byte, raw json.RawMessage, path string) (any, error) {
-	var k kindOnly
-	if err := json.Unmarshal(raw, &k); err != nil {
-		return nil, locate(src, raw, path, err, &kindOnly{})
-	}
-	var obj any
-	switch {
-	case k.Kind == "Deployment" && k.APIVersion == "apps/v1":
-		obj = &appsv1.Deployment{}
-	case k.Kind == "ConfigMap" && k.APIVersion == "v1":
-		obj = &corev1.ConfigMap{}
-	case k.Kind == "Secret" && k.APIVersion == "v1":
-		obj = &corev1.Secret{}
-	default:
-		return nil, withLine(src, fmt.Errorf("field %q: unsupported object apiVersion %q kind %q (want apps/v1 Deployment, v1 ConfigMap or v1 Secret)", path+".kind", k.APIVersion, k.Kind))
-	}
-	strict, err := sjson.UnmarshalStrict(raw, obj)
-	if err != nil {
-		probe := reflect.New(reflect.TypeOf(obj).Elem()).Interface()
-		return nil, locate(src, raw, path, err, probe)
-	}
-	if len(strict) > 0 {
-		err = strict[0]
-		msg := err.Error()
-		if m := fieldRE.FindStringSubmatch(msg); m != nil {
-			full := path + "." + m[1]
-			msg = strings.Replace(msg, `"`+m[1]+`"`, `"`+full+`"`, 1)
-			return nil, withLine(src, errors.New(msg))
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		if o.Namespace == "" {
-			o.Namespace = metav1.NamespaceDefault
-		}
-	case *corev1.ConfigMap:
-		if o.Namespace == "" {
-			o.Namespace = metav1.NamespaceDefault
-		}
-	case *corev1.Secret:
-		if o.Namespace == "" {
-			o.Namespace = metav1.NamespaceDefault
-		}
-	}
-	return obj, nil
-}
 
 func (sc *Scenario) validate(src []byte) error {
 	c := &sc.Cluster
@@ -143,11 +85,14 @@ func (sc *Scenario) validate(src []byte) error {
 			return withLine(src, err)
 		}
 	}
-	sc.deployments, sc.configMaps, sc.secrets = nil, nil, nil
+	sc.deployments, sc.configMaps, sc.secrets, sc.objState, sc.custom = nil, nil, nil, nil, nil
 	var total int64 // replicas of the Deployments in objects
 	for i, raw := range sc.Objects {
-		obj, err := decodeObject(src, raw, fmt.Sprintf("objects[%d]", i))
+		obj, err := decodeObject(src, raw, fmt.Sprintf("objects[%d]", i), true)
 		if err != nil {
+			return err
+		}
+		if err := sc.addObject(src, fmt.Sprintf("objects[%d]", i), obj, names); err != nil {
 			return err
 		}
 		switch o := obj.(type) {
@@ -199,7 +144,7 @@ func (sc *Scenario) validate(src []byte) error {
 			return withLine(src, fmt.Errorf("field %q: a step needs exactly one action, found %d", p, n))
 		}
 		if len(st.Apply) > 0 {
-			obj, err := decodeObject(src, st.Apply, p+".apply")
+			obj, err := decodeObject(src, st.Apply, p+".apply", false)
 			if err != nil {
 				return err
 			}

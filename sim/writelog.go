@@ -6,9 +6,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 )
 
-// Write is one accepted write of a Deployment or a ReplicaSet, in the
-// order the API server accepted them, as a watch on both would deliver
-// them ([Options].Writes). States that last no time in the simulator
+// Write is one accepted write of a Deployment or a ReplicaSet (or, by a
+// hosted controller or the garbage collector, of any other stored kind),
+// in the order the API server accepted them, as a watch on them would
+// deliver them ([Options].Writes). States that last no time in the simulator
 // (a ReplicaSet created at 0 and scaled up in the same sync,
 // Progressing=NewReplicaSetCreated overwritten by the next status write)
 // appear here, so a run can be compared with a real cluster's watch.
@@ -16,12 +17,13 @@ type Write struct {
 	// At is the virtual time of the write.
 	At time.Duration `json:"at"`
 	// By is the writer: "deployment-controller", "replicaset-controller",
-	// "restart-controller" or "user" (the scenario's steps and objects).
+	// "restart-controller", a hosted controller's name,
+	// "garbage-collector" or "user" (the scenario's steps and objects).
 	By string `json:"by"`
 	// Verb is "create", "update" (metadata and spec), "status" (the
 	// status subresource) or "delete".
 	Verb string `json:"verb"`
-	// Kind is "Deployment" or "ReplicaSet"; Name is NAME, or
+	// Kind is the object's kind ("Deployment", "ReplicaSet", …); Name is NAME, or
 	// NAMESPACE/NAME outside the default namespace.
 	Kind string `json:"kind"`
 	Name string `json:"name"`
@@ -104,6 +106,23 @@ func (s *Sim) logReplicaSetWrite(by, verb string, rs *appsv1.ReplicaSet) {
 	}
 	for _, c := range st.Conditions {
 		w.Status.Conditions = append(w.Status.Conditions, string(c.Type)+"="+string(c.Status)+"/"+c.Reason)
+	}
+	s.writes = append(s.writes, w)
+}
+
+// logObjectWrite records a write of obj of kind ki that is neither a
+// Deployment nor a ReplicaSet (Options.Writes): its identity, no counts.
+func (s *Sim) logObjectWrite(ki *kindInfo, verb string, obj Object) {
+	if !s.opts.Writes {
+		return
+	}
+	w := Write{At: s.now, By: s.by(), Verb: verb, Kind: ki.gvk.Kind, Name: obj.GetName(),
+		ResourceVersion: obj.GetResourceVersion(), Generation: obj.GetGeneration()}
+	if ns := obj.GetNamespace(); ns != "" && ns != metaDefault {
+		w.Name = ns + "/" + w.Name
+	}
+	if verb == "delete" {
+		w.ResourceVersion, w.Generation = "", 0
 	}
 	s.writes = append(s.writes, w)
 }

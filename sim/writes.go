@@ -39,6 +39,18 @@ func (s *Sim) rsWritten(st *cluster.ReplicaSet, verb string, old *appsv1.Replica
 	s.logReplicaSetWrite(s.by(), verb, rs)
 	s.informReplicaSet(rs, false)
 	s.rsChanged(old, rs)
+	if s.hostObserves(kindReplicaSet) {
+		s.hostChanged(s.kinds.builtin[kindReplicaSet], nilIfNone(old), rs)
+	}
+}
+
+// nilIfNone is rs as an Object, nil for a nil ReplicaSet (not a non-nil
+// interface holding a nil pointer).
+func nilIfNone(rs *appsv1.ReplicaSet) Object {
+	if rs == nil {
+		return nil
+	}
+	return rs
 }
 
 // updateReplicaSet writes metadata and spec (the main resource; status is
@@ -80,6 +92,9 @@ func (s *Sim) scaleReplicaSet(obj *appsv1.ReplicaSet) error {
 	s.logReplicaSetWrite(s.by(), "update", rs)
 	// rsChanged(rs, rs): the owner references are the same
 	s.rsStatusChanged(rs, st)
+	if s.hostObserves(kindReplicaSet) {
+		s.hostChanged(s.kinds.builtin[kindReplicaSet], rs, rs)
+	}
 	return nil
 }
 
@@ -95,6 +110,9 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 	s.informReplicaSet(old, true)
 	s.c.Delete(st)
 	s.rsChanged(old, nil)
+	if s.hostObserves(kindReplicaSet) {
+		s.hostChanged(s.kinds.builtin[kindReplicaSet], old, nil)
+	}
 	return nil
 }
 
@@ -190,6 +208,9 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	if s.checks != nil {
 		s.checks.userChange(key)
 	}
+	if s.hostObserves(kindDeployment) {
+		s.hostChanged(s.kinds.builtin[kindDeployment], nil, d)
+	}
 	return nil
 }
 
@@ -213,6 +234,9 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	s.notifyDeployment(key)
 	s.met.touch(it)
 	s.observeRestart(d)
+	if s.hostObserves(kindDeployment) {
+		s.hostChanged(s.kinds.builtin[kindDeployment], old, d)
+	}
 }
 
 // storedForWrite returns the stored Deployment that a write of obj
@@ -267,6 +291,9 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	}
 	s.met.touch(it)
 	s.observeRestart(old)
+	if s.hostObserves(kindDeployment) {
+		s.hostChanged(s.kinds.builtin[kindDeployment], old, old)
+	}
 	return nil
 }
 

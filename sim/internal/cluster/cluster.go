@@ -116,6 +116,13 @@ type Cluster struct {
 	// (nil without any).
 	quotas map[string][]podQuota
 	nsPods map[string]int64
+
+	// OnPod, when set, is told of every change of a pod (after the
+	// ReplicaSet's counts and its informer notification; a removed pod
+	// is Gone), and OnNode of every change of a node: the watches of
+	// controllers beyond the Deployment and ReplicaSet controllers.
+	OnPod  func(*Pod)
+	OnNode func(*Node)
 }
 
 // New returns a cluster without nodes that stores its objects in st and
@@ -123,6 +130,13 @@ type Cluster struct {
 // run).
 func New(cfg Config, e Engine, rng *rand.Rand, st *Store) *Cluster {
 	return &Cluster{cfg: cfg, e: e, rng: rng, st: st, colo: map[string][]int32{}, names: newPodNames()}
+}
+
+// nodeChanged tells OnNode of a change of n.
+func (c *Cluster) nodeChanged(n *Node) {
+	if c.OnNode != nil {
+		c.OnNode(n)
+	}
 }
 
 // TimerKind says what a timer does when it fires.

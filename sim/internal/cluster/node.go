@@ -27,6 +27,13 @@ type Node struct {
 // schedulable reports whether the scheduler may bind pods to n.
 func (n *Node) schedulable() bool { return !n.Down && !n.tainted && !n.Deleted }
 
+// Tainted reports whether the node controller has marked n Ready=Unknown
+// and tainted it unreachable (or n was added not schedulable).
+func (n *Node) Tainted() bool { return n.tainted }
+
+// Used is the number of pods bound to n that have not finished.
+func (n *Node) Used() int { return n.used }
+
 // AddNode adds a node with room for capacity pods; a node that is not
 // schedulable (cordoned, or not Ready) takes no new pods.
 func (c *Cluster) AddNode(name string, capacity int, schedulable bool) *Node {
@@ -53,6 +60,7 @@ func (c *Cluster) FailNode(n *Node) {
 	}
 	n.Down = true
 	n.gen++
+	c.nodeChanged(n)
 	for _, p := range c.podsOnNode(n) {
 		before := p.flags()
 		p.Ready, p.Available = false, false
@@ -69,6 +77,7 @@ func (c *Cluster) RecoverNode(n *Node) {
 	}
 	n.Down = false
 	n.gen++
+	c.nodeChanged(n)
 	for _, p := range c.podsOnNode(n) {
 		if p.Terminating || p.Terminal() {
 			continue
@@ -133,6 +142,7 @@ func (c *Cluster) markNodeUnknown(n *Node, gen uint32) {
 		return
 	}
 	n.tainted = true
+	c.nodeChanged(n)
 	marked := 0
 	for _, p := range c.podsOnNode(n) {
 		if !p.Active() || !p.Ready {
@@ -178,6 +188,7 @@ func (c *Cluster) ReconnectNode(n *Node) {
 	}
 	n.Unreachable, n.tainted = false, false
 	n.gen++
+	c.nodeChanged(n)
 	for _, p := range c.podsOnNode(n) {
 		before := p.flags()
 		switch {
@@ -236,6 +247,7 @@ func (c *Cluster) DeleteNode(n *Node) {
 	}
 	n.Deleted, n.Unreachable = true, true
 	n.gen++
+	c.nodeChanged(n)
 	c.nodeTimer(n, NodeGC, podGCQuarantine)
 }
 

@@ -79,6 +79,9 @@ func (c *Cluster) newPod() *Pod {
 	return p
 }
 
+// Gone reports whether p was removed from the API server.
+func (p *Pod) Gone() bool { return p.gone }
+
 // Active reports whether the pod counts as a replica: not deleted, not
 // terminal.
 func (p *Pod) Active() bool { return !p.Terminating && !p.Terminal() }
@@ -152,6 +155,9 @@ func (c *Cluster) account(p *Pod, before podFlags) {
 			c.e.Notify(st.Item)
 		}
 	}
+	if c.OnPod != nil {
+		c.OnPod(p)
+	}
 }
 
 // newPodName is generateName's suffix: 5 characters from the API server's
@@ -175,6 +181,9 @@ func (c *Cluster) newPodName(prefix string, set *nameSet) (string, uint32) {
 
 // Pod returns the pod of that name, or nil.
 func (c *Cluster) Pod(name string) *Pod { return c.names.get(name) }
+
+// Pods returns every pod, in name order.
+func (c *Cluster) Pods() []*Pod { return c.names.sorted() }
 
 // PodCount is the number of pods (terminating ones included).
 func (c *Cluster) PodCount() int { return c.names.n }
