@@ -46,10 +46,16 @@ func (c *simClient) write(obj Object, verb writeVerb) error {
 	if err != nil {
 		return err
 	}
+	if verb != verbCreate {
+		if err := c.s.injectConflict(c.h, verb.String(), ki, obj.GetName()); err != nil {
+			return err
+		}
+	}
 	stored, err := c.s.writeObject(ki, obj, verb)
 	if err != nil {
 		return err
 	}
+	c.s.checkUser()
 	return copyInto(obj, stored)
 }
 
@@ -439,10 +445,14 @@ func (c *simClient) patch(obj Object, p Patch, status bool) error {
 	if status {
 		verb = verbStatus
 	}
+	if err := s.injectConflict(c.h, "patch", ki, obj.GetName()); err != nil {
+		return err
+	}
 	written, err := s.writeObject(ki, next, verb)
 	if err != nil {
 		return err
 	}
+	s.checkUser()
 	return copyInto(obj, written)
 }
 

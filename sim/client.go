@@ -268,5 +268,14 @@ func (c *simClient) Delete(obj Object, opts ...DeleteOption) error {
 	if err != nil {
 		return err
 	}
-	return c.s.deleteObject(ki, obj.GetNamespace(), obj.GetName(), o)
+	if o.Preconditions != nil {
+		if err := c.s.injectConflict(c.h, "delete", ki, obj.GetName()); err != nil {
+			return err
+		}
+	}
+	if err := c.s.deleteObject(ki, obj.GetNamespace(), obj.GetName(), o); err != nil {
+		return err
+	}
+	c.s.checkUser()
+	return nil
 }

@@ -39,8 +39,9 @@ type kindOnly struct {
 // customObject is an object of a kind the scenario format does not know:
 // a custom kind, decoded by New with the run's scheme.
 type customObject struct {
-	path string // "objects[3]"
+	path string // "objects[3]", "steps[2].apply"
 	line int
+	step int // the step of an apply, -1 for objects
 	gvk  schema.GroupVersionKind
 	raw  json.RawMessage
 }
@@ -70,20 +71,20 @@ func decodeObject(src []byte, raw json.RawMessage, path string, objects bool) (a
 		obj = &corev1.Node{}
 	case objects && k.Kind == "ResourceQuota" && k.APIVersion == "v1":
 		obj = &corev1.ResourceQuota{}
-	case objects && k.APIVersion == "":
+	case k.APIVersion == "":
 		return nil, withLine(src, fmt.Errorf("field %q: required", path+".apiVersion"))
-	case objects && k.Kind == "":
+	case k.Kind == "":
 		return nil, withLine(src, fmt.Errorf("field %q: required", path+".kind"))
-	case objects && !builtinGroup(k.APIVersion):
+	case !builtinGroup(k.APIVersion):
 		gv, err := schema.ParseGroupVersion(k.APIVersion)
 		if err != nil {
 			return nil, withLine(src, fmt.Errorf("field %q: %v", path+".apiVersion", err))
 		}
-		return &customObject{path: path, line: lineOf(src, path), gvk: gv.WithKind(k.Kind), raw: raw}, nil
+		return &customObject{path: path, line: lineOf(src, path), step: -1, gvk: gv.WithKind(k.Kind), raw: raw}, nil
 	case objects:
 		return nil, withLine(src, fmt.Errorf("field %q: unsupported object apiVersion %q kind %q (want apps/v1 Deployment or ReplicaSet, v1 ConfigMap, Secret, Pod, Node or ResourceQuota, or a kind of your own registered with sim.Options.Scheme)", path+".kind", k.APIVersion, k.Kind))
 	default:
-		return nil, withLine(src, fmt.Errorf("field %q: unsupported object apiVersion %q kind %q (want apps/v1 Deployment, v1 ConfigMap or v1 Secret)", path+".kind", k.APIVersion, k.Kind))
+		return nil, withLine(src, fmt.Errorf("field %q: unsupported object apiVersion %q kind %q (want apps/v1 Deployment, v1 ConfigMap or v1 Secret, or a kind of your own registered with sim.Options.Scheme)", path+".kind", k.APIVersion, k.Kind))
 	}
 	if err := decodeStrict(src, raw, path, obj); err != nil {
 		return nil, err
@@ -199,6 +200,13 @@ func (s *Sim) decodeCustom() ([]Object, error) {
 		}
 		if obj.GetNamespace() == "" {
 			obj.SetNamespace(metav1.NamespaceDefault)
+		}
+		if c.step >= 0 {
+			if s.stepObjs == nil {
+				s.stepObjs = map[*Step]Object{}
+			}
+			s.stepObjs[&s.sc.Steps[c.step]] = obj
+			continue
 		}
 		out = append(out, obj)
 	}

@@ -221,20 +221,36 @@ func (s *Sim) rsFor(d *appsv1.Deployment, which string) []*appsv1.ReplicaSet {
 // podStep runs a pod step.
 func (s *Sim) podStep(st *Step, label string) error {
 	ps := st.Pod
-	d, err := s.target(st)
-	if err != nil {
-		return err
-	}
 	fatal := func(field string, line int, format string, args ...any) error {
 		return &fatalStepError{err: fmt.Errorf("field %q: %s", stepField(s.sc, st, "pod."+field), fmt.Sprintf(format, args...)), line: line}
 	}
-	rss := s.rsFor(d, ps.RS)
-	if len(rss) == 0 && ps.RS != "" {
-		var names []string
-		for _, rs := range s.st.OwnedReplicaSets(d) {
-			names = append(names, rs.Name)
+	var rss []*appsv1.ReplicaSet
+	owner := "the cluster" // whose pods the step chooses from
+	if st.Deployment == "" && len(s.st.Deployments) == 0 {
+		// no Deployment (a controller of your own runs the ReplicaSets):
+		// every ReplicaSet, or the one named
+		all := s.allReplicaSets()
+		if ps.RS == "new" || ps.RS == "old" {
+			return fatal("rs", st.podLines.rs, "%q needs a Deployment; the scenario has none: name a replica set (%s)", ps.RS, joinComma(rsNames(all)))
 		}
-		return fatal("rs", st.podLines.rs, "deployment %s has no %s replica set at %s (its replica sets: %s)", d.Name, strconv.Quote(ps.RS), offset(s.now), joinComma(names))
+		for _, rs := range all {
+			if ps.RS == "" || rs.Name == ps.RS {
+				rss = append(rss, rs)
+			}
+		}
+		if len(rss) == 0 && ps.RS != "" {
+			return fatal("rs", st.podLines.rs, "no replica set %s at %s (replica sets: %s)", strconv.Quote(ps.RS), offset(s.now), joinComma(rsNames(all)))
+		}
+	} else {
+		d, err := s.target(st)
+		if err != nil {
+			return err
+		}
+		owner = "deployment " + d.Name + "'s"
+		rss = s.rsFor(d, ps.RS)
+		if len(rss) == 0 && ps.RS != "" {
+			return fatal("rs", st.podLines.rs, "deployment %s has no %s replica set at %s (its replica sets: %s)", d.Name, strconv.Quote(ps.RS), offset(s.now), joinComma(rsNames(s.st.OwnedReplicaSets(d))))
+		}
 	}
 	sel := labels.SelectorFromSet(ps.Selector)
 	var pods []*cluster.Pod
@@ -258,7 +274,7 @@ func (s *Sim) podStep(st *Step, label string) error {
 		if line == 0 {
 			line = st.podLines.rs
 		}
-		return fatal("index", line, "pod %d of deployment %s's %s does not exist at %s: %d are not terminating", ps.Index, d.Name, what, offset(s.now), len(pods))
+		return fatal("index", line, "pod %d of %s %s does not exist at %s: %d are not terminating", ps.Index, owner, what, offset(s.now), len(pods))
 	}
 	p := pods[ps.Index]
 	switch {
@@ -500,4 +516,21 @@ func (s *Sim) describeWhenValue(st *Step, v int32) string {
 		names[i] = rs.Name
 	}
 	return fmt.Sprintf("%d, %s", v, joinComma(names))
+}
+
+// allReplicaSets returns every stored ReplicaSet, in namespace/name order.
+func (s *Sim) allReplicaSets() []*appsv1.ReplicaSet {
+	var out []*appsv1.ReplicaSet
+	for _, k := range sortedKeys(s.st.ReplicaSets) {
+		out = append(out, s.st.ReplicaSets[k].Obj)
+	}
+	return out
+}
+
+func rsNames(rss []*appsv1.ReplicaSet) []string {
+	var out []string
+	for _, rs := range rss {
+		out = append(out, rs.Name)
+	}
+	return out
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // referenceFile documents the scenario format.
@@ -153,8 +155,23 @@ func TestReferenceExamples(t *testing.T) {
 			t.Errorf("step kind %s: %v", kind, err)
 			continue
 		}
-		if _, err := Run(sc, Options{}); err != nil {
+		o := Options{}
+		if kind == "restartController" {
+			o.Controllers = []Controller{idleController("canary")}
+		}
+		if _, err := Run(sc, o); err != nil {
 			t.Errorf("step kind %s: run: %v", kind, err)
 		}
 	}
+}
+
+// idleController is a restartable controller that watches Deployments and
+// does nothing.
+type idleController string
+
+func (c idleController) Name() string        { return string(c) }
+func (idleController) Watches() []Watch      { return []Watch{For(&appsv1.Deployment{})} }
+func (c idleController) Restart() Controller { return c }
+func (idleController) Reconcile(*Context, Request) (ReconcileResult, error) {
+	return ReconcileResult{}, nil
 }

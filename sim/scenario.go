@@ -182,6 +182,11 @@ type Cluster struct {
 	Failures []FailureRule `json:"failures,omitempty"`
 	// Restart runs the restart controller (restart on config change).
 	Restart *RestartSpec `json:"restart,omitempty"`
+	// WriteConflicts is the probability (0 to 1) that a write of a hosted
+	// controller ([Options].Controllers) other than a create is refused
+	// with 409 Conflict, as a write racing another one is: a fault for
+	// property tests (default 0).
+	WriteConflicts float64 `json:"writeConflicts,omitempty"`
 	// DeploymentController: false runs no built-in Deployment controller,
 	// so that a controller of [Options].Controllers takes its place
 	// (default true).

@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
@@ -58,6 +60,10 @@ type Options struct {
 	// scenario's objects beyond the built-in ones (nil: the built-in
 	// kinds only). apps/v1 and core/v1 are added to it.
 	Scheme *runtime.Scheme
+	// Invariants are checked after each write of a hosted controller and
+	// at the end of every instant (see [Invariant]); their violations are
+	// in [Result].Violations.
+	Invariants []Invariant
 }
 
 // Result is the outcome of a run.
@@ -184,6 +190,10 @@ type Sim struct {
 	// controllers start after, with their informers' first list).
 	custom  []Object
 	loading bool
+	// stepObjs are the custom objects of the apply steps, decoded.
+	stepObjs map[*Step]Object
+	// userInv checks the invariants of Options.Invariants.
+	userInv *userChecks
 	// noDeploymentController: cluster.deploymentController is false.
 	noDeploymentController bool
 }
@@ -259,6 +269,12 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 		return nil, err
 	}
 	if err := s.addControllers(o.Controllers); err != nil {
+		return nil, err
+	}
+	if err := s.checkHostedSteps(); err != nil {
+		return nil, err
+	}
+	if s.userInv, err = newUserChecks(o.Invariants); err != nil {
 		return nil, err
 	}
 	s.noDeploymentController = sc.Cluster.DeploymentController != nil && !*sc.Cluster.DeploymentController
@@ -361,6 +377,10 @@ func (s *Sim) Run() (*Result, error) {
 		s.checks.final()
 		res.Violations = s.checks.violations
 		res.Warnings = s.stuck()
+	}
+	if s.userInv != nil && len(s.userInv.violations) > 0 {
+		res.Violations = append(res.Violations, s.userInv.violations...)
+		slices.SortStableFunc(res.Violations, func(a, b Violation) int { return cmp.Compare(a.At, b.At) })
 	}
 	return res, nil
 }
@@ -507,6 +527,7 @@ func (s *Sim) frame() *Frame {
 // endInstant closes the current instant: metrics, the trace frame and the
 // convergence check. It reports whether the run should stop.
 func (s *Sim) endInstant() bool {
+	s.checkUser()
 	s.met.observe(s)
 	if s.checks != nil {
 		s.checks.instant()

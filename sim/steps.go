@@ -64,6 +64,10 @@ type Step struct {
 	// deletes the Node object.
 	UnreachableNode string `json:"unreachableNode,omitempty"`
 	DeleteNode      string `json:"deleteNode,omitempty"`
+	// RestartController restarts a controller of [Options].Controllers
+	// (a [Restartable]): it loses its in-memory state and lists every
+	// object again.
+	RestartController string `json:"restartController,omitempty"`
 	// When makes the step wait, from At, until a count or a condition
 	// holds.
 	When *When `json:"when,omitempty"`
@@ -72,9 +76,11 @@ type Step struct {
 	line  int // line of the step in the scenario file, 0 if unknown
 	// imageLine is the line of setImage.container, 0 if unknown
 	imageLine int
-	// podLines and whenLine are the lines of pod's fields and of when
+	// podLines and whenLine are the lines of pod's fields and of when,
+	// ctrlLine of restartController
 	podLines podStepLines
 	whenLine int
+	ctrlLine int
 }
 
 // SetImage changes a container's image.
@@ -216,6 +222,9 @@ func (s *Sim) runStep(i int) {
 	if s.checks != nil {
 		s.checks.stepDone(i, st)
 	}
+	if s.userInv != nil {
+		s.userInv.step = i + 1
+	}
 }
 
 // fatalStepError is a step that cannot be what the scenario's author
@@ -276,8 +285,12 @@ func (s *Sim) doStep(st *Step, label string) error {
 			return s.applyConfigMap(label, o)
 		case *corev1.Secret:
 			return s.applySecret(label, o)
+		case *customObject:
+			return s.applyCustom(label, s.stepObjs[st])
 		}
 		return fmt.Errorf("apply: unsupported object %T", st.apply)
+	case st.RestartController != "":
+		return s.restartController(st.RestartController, label)
 	}
 	old, err := s.target(st)
 	if err != nil {

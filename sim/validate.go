@@ -57,6 +57,9 @@ func (sc *Scenario) validate(src []byte) error {
 			return withLine(src, fmt.Errorf("field %q: must be positive", p+".capacity"))
 		}
 	}
+	if w := c.WriteConflicts; !(w >= 0 && w <= 1) {
+		return withLine(src, fmt.Errorf("field %q: %v: must be between 0 and 1", "cluster.writeConflicts", w))
+	}
 	if c.PodQuota < 0 {
 		return withLine(src, fmt.Errorf("field %q: must not be negative", "cluster.podQuota"))
 	}
@@ -124,6 +127,9 @@ func (sc *Scenario) validate(src []byte) error {
 		if st.SetImage != nil {
 			st.imageLine = yamlline.Find(lines, 1, p+".setImage.container")
 		}
+		if st.RestartController != "" {
+			st.ctrlLine = yamlline.Find(lines, 1, p+".restartController")
+		}
 		if st.At > until {
 			return withLine(src, fmt.Errorf("field %q: %s is after the time limit (until %s): the step would never run", p+".at", time.Duration(st.At), time.Duration(until)))
 		}
@@ -134,7 +140,7 @@ func (sc *Scenario) validate(src []byte) error {
 		n := 0
 		for _, set := range []bool{len(st.Apply) > 0, st.SetImage != nil, st.Scale != nil, st.Pause, st.Resume, st.Undo != nil,
 			st.EditConfigMap != nil, st.EditSecret != nil, st.KillPods != nil, st.FailNode != "", st.RecoverNode != "", st.StopWhenConverged,
-			len(st.Annotate) > 0, st.DeleteConfigMap != "", st.DeleteSecret != ""} {
+			len(st.Annotate) > 0, st.DeleteConfigMap != "", st.DeleteSecret != "", st.RestartController != ""} {
 			if set {
 				n++
 			}
@@ -147,6 +153,10 @@ func (sc *Scenario) validate(src []byte) error {
 			obj, err := decodeObject(src, st.Apply, p+".apply", false)
 			if err != nil {
 				return err
+			}
+			if c, ok := obj.(*customObject); ok {
+				c.step = i
+				sc.custom = append(sc.custom, c)
 			}
 			if d, ok := obj.(*appsv1.Deployment); ok {
 				if err := validDeployment(src, d, p+".apply"); err != nil {

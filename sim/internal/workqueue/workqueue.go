@@ -49,6 +49,13 @@ func (q *Queue[K, X]) Item(k K) *Item[K, X] {
 	return it
 }
 
+// ForEach calls fn for every item, in no particular order.
+func (q *Queue[K, X]) ForEach(fn func(*Item[K, X])) {
+	for _, it := range q.items {
+		fn(it)
+	}
+}
+
 // Dirty is the number of keys queued and not yet processed.
 func (q *Queue[K, X]) Dirty() int { return q.dirty }
 
