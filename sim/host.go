@@ -28,6 +28,9 @@ type hosted struct {
 	// forKind is the kind of its For watch (the owner kind of Owns).
 	forKind *kindInfo
 	ctx     Context
+	// requeuer makes the requeues of a built-in (nil: controller-runtime's
+	// rules, see Controller).
+	requeuer selfRequeuer
 	// panicked is the panic of its last reconcile, which ends the run.
 	panicked error
 }
@@ -61,7 +64,12 @@ func (s *Sim) addControllers(ctrls []Controller) error {
 	if len(ctrls) > maxHosted {
 		return fmt.Errorf("Options.Controllers: %d controllers, the most a run hosts is %d", len(ctrls), maxHosted)
 	}
-	names := map[string]bool{"deployment": true, "restart": true, "replicaset": true}
+	names := map[string]bool{BuiltinDeploymentController: true, writerRestart: true, writerReplicaSet: true, writerGC: true, writerUser: true}
+	if s.opts.genericBuiltins && !s.noDeploymentController {
+		dc := &deploymentController{s: s}
+		ctrls = append([]Controller{dc}, ctrls...)
+		delete(names, BuiltinDeploymentController)
+	}
 	for i, c := range ctrls {
 		field := fmt.Sprintf("Options.Controllers[%d]", i)
 		if c == nil {
@@ -77,6 +85,10 @@ func (s *Sim) addControllers(ctrls []Controller) error {
 		names[name] = true
 		h := &hosted{ctrl: c, name: name, num: firstHosted + cluster.Controller(i)}
 		h.ctx = Context{s: s, h: h}
+		if dc, ok := c.(*deploymentController); ok {
+			h.requeuer = dc
+			s.generic = h
+		}
 		var ws []watcher
 		for j, w := range c.Watches() {
 			wf := fmt.Sprintf("%s (%s).Watches()[%d]", field, name, j)
@@ -126,6 +138,9 @@ func (s *Sim) changed(ki *kindInfo, old, cur Object) {
 	}
 	ch := Change{Old: old, New: cur}
 	for _, w := range ki.watchers {
+		if w.h == s.generic && !s.deliveringToGeneric(ki) {
+			continue // handed over where the fast path notifies (toGeneric)
+		}
 		for _, r := range w.requests(ch) {
 			s.notify(queueKey{Ctrl: w.h.num, Name: r.Namespace + "/" + r.Name})
 		}
@@ -178,6 +193,10 @@ func (s *Sim) reconcile(it *wqItem) {
 	s.writer = ""
 	if p := h.panicked; p != nil {
 		s.failed = fmt.Errorf("t=%s: controller %s panicked reconciling %s: %w", s.now, h.name, req, p)
+		return
+	}
+	if h.requeuer != nil {
+		h.requeuer.requeue(it, res, err)
 		return
 	}
 	switch {
@@ -254,11 +273,17 @@ func (s *Sim) observeCluster() {
 				if old == nil {
 					old = podAPIObject(p)
 				}
+				if s.generic != nil {
+					s.toGeneric(kindPod, old, nil)
+				}
 				s.hostChanged(ki, old, nil)
 				return
 			}
 			cur := podAPIObject(p)
 			last[p] = cur
+			if s.generic != nil {
+				s.toGeneric(kindPod, old, cur)
+			}
 			s.hostChanged(ki, orNil(old), cur)
 		}
 	}
@@ -285,3 +310,38 @@ func (s *Sim) observeCluster() {
 // APIReader reads the run's API server: the stored objects of every kind
 // (for tests and invariants, during the run or after it).
 func (s *Sim) APIReader() Reader { return &simClient{s: s, direct: true} }
+
+// toDeploymentController is the Deployment controller's informer
+// handler for a change of the built-in kind k: on the fast path, the key
+// of the Deployment (key) is queued; with the generic built-in, the
+// change goes to its watches.
+func (s *Sim) toDeploymentController(k builtinKind, old, cur Object, key string) {
+	if s.generic != nil {
+		s.toGeneric(k, old, cur)
+		return
+	}
+	s.notifyDeployment(key)
+}
+
+// toGeneric hands a change of the built-in kind k to the watches of the
+// generic built-in Deployment controller, where the fast path notifies
+// it; with an informer delay its view's deliveries do (changed).
+func (s *Sim) toGeneric(k builtinKind, old, cur Object) {
+	if s.delayed() {
+		return
+	}
+	s.dispatchTo(s.generic, s.kinds.builtin[k], orNil(old), orNil(cur))
+}
+
+// dispatchTo queues the keys the watches of h on ki map a change to.
+func (s *Sim) dispatchTo(h *hosted, ki *kindInfo, old, cur Object) {
+	ch := Change{Old: old, New: cur}
+	for _, w := range ki.watchers {
+		if w.h != h {
+			continue
+		}
+		for _, r := range w.requests(ch) {
+			s.notify(queueKey{Ctrl: h.num, Name: r.Namespace + "/" + r.Name})
+		}
+	}
+}

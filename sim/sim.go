@@ -64,6 +64,11 @@ type Options struct {
 	// at the end of every instant (see [Invariant]); their violations are
 	// in [Result].Violations.
 	Invariants []Invariant
+
+	// genericBuiltins runs the built-in Deployment controller through the
+	// host's generic path (deploymentcontroller.go) instead of the
+	// engine's fast path, for the test that compares the two.
+	genericBuiltins bool
 }
 
 // Result is the outcome of a run.
@@ -196,6 +201,11 @@ type Sim struct {
 	userInv *userChecks
 	// noDeploymentController: cluster.deploymentController is false.
 	noDeploymentController bool
+	// generic is the built-in Deployment controller as a hosted
+	// controller (Options.genericBuiltins), nil on the fast path;
+	// viewDelivering says the hosted view is delivering a change.
+	generic        *hosted
+	viewDelivering bool
 }
 
 // New prepares a run of sc. The scenario is not modified. A scenario built
@@ -268,6 +278,7 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	if s.custom, err = s.decodeCustom(); err != nil {
 		return nil, err
 	}
+	s.noDeploymentController = sc.Cluster.DeploymentController != nil && !*sc.Cluster.DeploymentController
 	if err := s.addControllers(o.Controllers); err != nil {
 		return nil, err
 	}
@@ -277,7 +288,6 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	if s.userInv, err = newUserChecks(o.Invariants); err != nil {
 		return nil, err
 	}
-	s.noDeploymentController = sc.Cluster.DeploymentController != nil && !*sc.Cluster.DeploymentController
 	s.met.init()
 	return s, nil
 }
@@ -408,7 +418,7 @@ func (s *Sim) handle(e event) {
 		}
 		switch it.Key.Ctrl {
 		case ctrlDeployment:
-			if !s.noDeploymentController {
+			if !s.noDeploymentController && s.generic == nil {
 				s.syncDeployment(it)
 			}
 		case ctrlReplicaSet:
