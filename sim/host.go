@@ -6,10 +6,13 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/deploymath/deploymath/sim/internal/cluster"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -33,6 +36,8 @@ type hosted struct {
 	requeuer selfRequeuer
 	// panicked is the panic of its last reconcile, which ends the run.
 	panicked error
+	// tickAt is the time of its pending tick (Ticker), -1 for none.
+	tickAt time.Duration
 }
 
 // watcher is one watch of a hosted controller, kept by its kind.
@@ -65,10 +70,17 @@ func (s *Sim) addControllers(ctrls []Controller) error {
 		return fmt.Errorf("Options.Controllers: %d controllers, the most a run hosts is %d", len(ctrls), maxHosted)
 	}
 	names := map[string]bool{BuiltinDeploymentController: true, writerRestart: true, writerReplicaSet: true, writerGC: true, writerUser: true}
-	if s.opts.genericBuiltins && !s.noDeploymentController {
-		dc := &deploymentController{s: s}
-		ctrls = append([]Controller{dc}, ctrls...)
-		delete(names, BuiltinDeploymentController)
+	if s.opts.genericBuiltins {
+		var builtins []Controller
+		if !s.noDeploymentController {
+			builtins = append(builtins, &deploymentController{s: s})
+			delete(names, BuiltinDeploymentController)
+		}
+		if s.restart != nil {
+			builtins = append(builtins, &restartController{s: s})
+			delete(names, BuiltinRestartController)
+		}
+		ctrls = append(builtins, ctrls...)
 	}
 	for i, c := range ctrls {
 		field := fmt.Sprintf("Options.Controllers[%d]", i)
@@ -83,11 +95,15 @@ func (s *Sim) addControllers(ctrls []Controller) error {
 			return fmt.Errorf("%s: name %q: taken (by a built-in controller or another controller)", field, name)
 		}
 		names[name] = true
-		h := &hosted{ctrl: c, name: name, num: firstHosted + cluster.Controller(i)}
+		h := &hosted{ctrl: c, name: name, num: firstHosted + cluster.Controller(i), tickAt: -1}
 		h.ctx = Context{s: s, h: h}
-		if dc, ok := c.(*deploymentController); ok {
-			h.requeuer = dc
+		switch b := c.(type) {
+		case *deploymentController:
+			h.requeuer = b
 			s.generic = h
+		case *restartController:
+			b.h = h
+			s.genericRestart = h
 		}
 		var ws []watcher
 		for j, w := range c.Watches() {
@@ -138,8 +154,8 @@ func (s *Sim) changed(ki *kindInfo, old, cur Object) {
 	}
 	ch := Change{Old: old, New: cur}
 	for _, w := range ki.watchers {
-		if w.h == s.generic && !s.deliveringToGeneric(ki) {
-			continue // handed over where the fast path notifies (toGeneric)
+		if (w.h == s.generic && !s.deliveringToGeneric(ki)) || w.h == s.genericRestart {
+			continue // handed over where the fast path notifies (toGeneric, observeRestart)
 		}
 		for _, r := range w.requests(ch) {
 			s.notify(queueKey{Ctrl: w.h.num, Name: r.Namespace + "/" + r.Name})
@@ -344,4 +360,39 @@ func (s *Sim) dispatchTo(h *hosted, ki *kindInfo, old, cur Object) {
 			s.notify(queueKey{Ctrl: h.num, Name: r.Namespace + "/" + r.Name})
 		}
 	}
+}
+
+// tick runs the pending tick of the hosted controller of number n, due at
+// at (a tick superseded by an earlier one does nothing).
+func (s *Sim) tick(n uint32, at time.Duration) {
+	h := s.host.ctrls[n]
+	t, ok := h.ctrl.(Ticker)
+	if !ok || h.tickAt != at {
+		return
+	}
+	h.tickAt = -1
+	s.writer = h.name
+	defer func() {
+		s.writer = ""
+		if v := recover(); v != nil {
+			s.failed = fmt.Errorf("t=%s: controller %s panicked in its tick: %w", s.now, h.name, &panicError{value: v, stack: debug.Stack()})
+		}
+	}()
+	t.Tick(&h.ctx)
+}
+
+// kindOfBuiltin returns the kind of obj, one of the built-in kinds.
+func (s *Sim) kindOfBuiltin(obj runtime.Object) *kindInfo {
+	switch obj.(type) {
+	case *appsv1.Deployment:
+		return s.kinds.builtin[kindDeployment]
+	case *corev1.ConfigMap:
+		return s.kinds.builtin[kindConfigMap]
+	case *corev1.Secret:
+		return s.kinds.builtin[kindSecret]
+	case *appsv1.ReplicaSet:
+		return s.kinds.builtin[kindReplicaSet]
+	}
+	ki, _ := s.kinds.of(obj)
+	return ki
 }

@@ -206,6 +206,10 @@ type Sim struct {
 	// viewDelivering says the hosted view is delivering a change.
 	generic        *hosted
 	viewDelivering bool
+	// genericRestart is the built-in restart controller as a hosted
+	// controller (Options.genericBuiltins with cluster.restart), nil on
+	// the fast path.
+	genericRestart *hosted
 }
 
 // New prepares a run of sc. The scenario is not modified. A scenario built
@@ -432,6 +436,8 @@ func (s *Sim) handle(e event) {
 		s.deliver()
 	case evHostInform:
 		s.deliverToView()
+	case evHostTick:
+		s.tick(e.n, s.now)
 	case evRestartTick:
 		s.restartTick(s.now)
 	case evTimer:
