@@ -47,7 +47,29 @@ type Options struct {
 	// after it, in [Result].Writes and the JSON's "writes": the states a
 	// watch sees, including those that last no simulated time.
 	Writes bool
+	// Progress, when set, is called on the run's goroutine as an instant
+	// of virtual time ends, once [ProgressEvery] events or more were
+	// processed since the last call, with where the run stands: for a
+	// progress line (deploysim shows one on a terminal). It sees copies:
+	// the run is the same with it or without it. Nil costs a comparison
+	// per instant.
+	Progress func(Progress)
 }
+
+// Progress is where a run stands, as [Options].Progress sees it.
+type Progress struct {
+	// Now is the virtual time reached, Until the run's time limit.
+	Now, Until time.Duration
+	// Events counts the events processed so far ([Stats].Events).
+	Events int
+	// Pods counts the pods that exist now, terminating ones included.
+	Pods int
+}
+
+// ProgressEvery is the least number of events between two calls of
+// [Options].Progress: at most about 100 calls a second at the engine's
+// speed on large rollouts.
+const ProgressEvery = 1 << 14
 
 // Result is the outcome of a run.
 type Result struct {
@@ -121,6 +143,7 @@ type Sim struct {
 	lastStepAt        time.Duration
 	stepsLeft         int
 	instant           uint64 // number of the current instant (for wqItem.syncs)
+	progressAt        int    // stats.Events at the last Options.Progress call
 
 	cur       *Frame // frame being built for the current instant
 	trace     Trace
@@ -479,6 +502,10 @@ func (s *Sim) endInstant() bool {
 		}
 	}
 	s.cur = nil
+	if s.opts.Progress != nil && s.stats.Events-s.progressAt >= ProgressEvery {
+		s.progressAt = s.stats.Events
+		s.opts.Progress(Progress{Now: s.now, Until: s.until, Events: s.stats.Events, Pods: s.c.PodCount()})
+	}
 	return stop
 }
 
