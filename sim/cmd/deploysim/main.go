@@ -4,7 +4,11 @@
 //	deploysim [flags] SCENARIO.yaml [flags]
 //	deploysim [flags] STATE.yaml [flags]
 //	deploysim [flags] [-from STATE.yaml] MANIFEST.yaml [flags]
-//	deploysim merge [-format F] FILE...
+//	deploysim merge [-format F] [-require-complete] FILE...
+//	deploysim explain [flags] STATE.yaml|- [DEPLOYMENT]
+//	deploysim history [-n NS] [--revision N] STATE.yaml [DEPLOYMENT]
+//	deploysim undo [-n NS] [--to-revision N] [flags] STATE.yaml DEPLOYMENT
+//	deploysim -version
 //
 // The scenario format and these flags are described, with examples, in
 // testdata/scenarios/REFERENCE.md.
@@ -39,7 +43,9 @@
 //	-full-stops    show each requeued sync with the planner's full text
 //	-check         check the invariants; exit 1 naming the step that broke one;
 //	               warn (exit status unchanged) about a Deployment that ends
-//	               with fewer available pods than replicas and nothing in flight
+//	               with fewer available pods than replicas and nothing in
+//	               flight; end with a one-line verdict (not with -sweep or
+//	               -seeds)
 //	-sweep SPEC    e.g. 'maxSurge=0,1,25%;maxUnavailable=1,10%': run every
 //	               combination over -seeds seeds and print a table
 //	-seeds N       number of seeds per sweep combination (default 5); without
@@ -49,7 +55,11 @@
 //	               GOMAXPROCS; 1: one after the other); the output is the
 //	               same for every N
 //	-quiet         no progress line on stderr (it is shown only when stderr
-//	               is a terminal and the runs take more than 2 s)
+//	               is a terminal and the work takes more than 2 s: a run's
+//	               virtual time, pods and events/s; the runs of a sweep
+//	               started and done)
+//	-version       print the module's version and the Kubernetes version
+//	               deploysim models (v1.37)
 //	-shard i/n     carry out only shard i of n (0 ≤ i < n) of a -sweep or
 //	               -seeds run and print its runs as JSON (needs -format json)
 //	               for deploysim merge: run k, numbered from 0 in table order
@@ -87,16 +97,28 @@
 //	               Deployment or ReplicaSet in order ("writes": time, writer,
 //	               verb, object, resourceVersion, size and status after it)
 //	-require-complete
-//	               exit 1 when a Deployment's rollout is not complete at the
+//	               exit 3 when a Deployment's rollout is not complete at the
 //	               end of the run, unless the scenario's expect: says so
+//	               (-sweep, -seeds: when a run ended with one not complete)
 //
-// Exit status: 0 on success; 1 when the scenario cannot be loaded or run,
-// (with -check) an invariant broke, a when: step never fired, or a
-// Deployment's rollout ends otherwise than the scenario's expect: declares
-// — like `kubectl rollout status`, a Deployment without an expectation
-// fails the run when it ends ProgressDeadlineExceeded (with
-// -require-complete, when it ends anything but Complete); 2 for a usage
-// error. Outcomes do not change the exit status of -sweep and -seeds runs.
+// deploysim history and undo act as kubectl rollout history and undo
+// would on the cluster of a dump: history prints kubectl's table (or,
+// with --revision, the revision's pod template); undo prints the write
+// kubectl sends and runs on from the dump with it, as -from does.
+//
+// A first argument that is neither a command nor a file is an unknown
+// command, with the command it most likely meant.
+//
+// Exit status, the same in every command (exit.go, README.md's table): 0
+// on success; 1 when a rollout failed: a Deployment's rollout ends
+// otherwise than the scenario's expect: declares — like `kubectl rollout
+// status`, a Deployment without an expectation fails the run when it ends
+// ProgressDeadlineExceeded —, a when: step never fired, or (with -check)
+// an invariant broke; 2 for bad usage or input (an unknown command or
+// flag, a file that cannot be read or does not validate, a scenario that
+// cannot be simulated, nothing that matches); 3 with -require-complete
+// when a rollout is not complete. Outcomes do not make -sweep, -seeds and
+// merge exit 1.
 package main
 
 import (
@@ -215,13 +237,13 @@ func runSim(args []string, undo *undoRequest, stdout, stderr io.Writer) int {
 	until := fs.Duration("until", 0, "time limit, positive (default: the scenario's)")
 	format := fs.String("format", "text", "output format: text or json")
 	svg := fs.String("svg", "", "write an SVG chart to this file")
-	check := fs.Bool("check", false, "check invariants and exit 1 on a violation")
+	check := fs.Bool("check", false, "check invariants, exit 1 on a violation, and end with a one-line verdict")
 	from := fs.String("from", "", "with a manifest file: the `STATE` it is applied to, cluster state (kubectl get deploy,rs,pods -o yaml output: applied at once) or manifests (applied once rolled out)")
 	overlay := fs.String("overlay", "", "with a manifest FILE: a scenario without objects (`FILE`) whose cluster, steps and expect: are laid over the run, e.g. a failure rule for the new image")
 	nowFlag := fs.String("now", "", "with cluster state (kubectl get -o yaml output): the `RFC3339` moment it was taken, the run's time 0 (default: the latest time in it)")
 	events := fs.Bool("events", false, "after the trace, list the Events as `kubectl get events -o wide` shows them at the end of the run (aggregated by client-go's rules)")
 	writes := fs.Bool("writes", false, "with -format json, list every accepted write of a Deployment or ReplicaSet in order (\"writes\")")
-	requireComplete := fs.Bool("require-complete", false, "exit 1 when a Deployment's rollout is not complete at the end of the run (unless the scenario's expect: says so)")
+	requireComplete := fs.Bool("require-complete", false, "exit 3 when a Deployment's rollout is not complete at the end of the run (unless the scenario's expect: says so; -sweep, -seeds: when a run ended with one not complete)")
 	fullStops := fs.Bool("full-stops", false, "show each requeued sync with the planner's full text")
 	explain := fs.Bool("explain", false, "show under each instant every write of the deployment controller with its reason, and why a sync of an incomplete rollout wrote nothing (slower)")
 	sweepSpec := fs.String("sweep", "", "strategy sweep, e.g. 'maxSurge=0,1,25%;maxUnavailable=1,10%'")
