@@ -135,6 +135,7 @@ func TestUsage(t *testing.T) {
 	}
 	for _, want := range []string{"-seed seed\n    \tthe run's seed, a non-negative integer (default: the scenario's)\n",
 		"-parallel N\n", "-quiet\n", "-shard i/n\n", "shard k mod n", "deploysim merge [-format text|json] FILE...",
+		"deploysim history [-n NAMESPACE] [--revision N] DUMP [DEPLOYMENT]", "deploysim undo [-n NAMESPACE] [--to-revision N] [flags] DUMP DEPLOYMENT", "-version\n",
 		"limits: scenario file 2 MiB, 1000000 replicas per Deployment and 1000000 in all, 1000 seeds per sweep combination, 10000 runs per sweep, 100000 trace frames"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)
