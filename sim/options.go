@@ -42,6 +42,13 @@ type Options struct {
 	// after it, in [Result].Writes and the JSON's "writes": the states a
 	// watch sees, including those that last no simulated time.
 	Writes bool
+	// Progress, when set, is called on the run's goroutine as an instant
+	// of virtual time ends, once [ProgressEvery] events or more were
+	// processed since the last call, with where the run stands: for a
+	// progress line (deploysim shows one on a terminal). It sees copies:
+	// the run is the same with it or without it. Nil costs a comparison
+	// per instant.
+	Progress func(Progress)
 	// Controllers are run beside the built-in controllers (see
 	// [Controller]): each gets its work-queue keys from its watches and
 	// reads and writes the simulated cluster through its [Context]. A
@@ -62,3 +69,18 @@ type Options struct {
 	// engine's fast path, for the test that compares the two.
 	genericBuiltins bool
 }
+
+// Progress is where a run stands, as [Options].Progress sees it.
+type Progress struct {
+	// Now is the virtual time reached, Until the run's time limit.
+	Now, Until time.Duration
+	// Events counts the events processed so far ([Stats].Events).
+	Events int
+	// Pods counts the pods that exist now, terminating ones included.
+	Pods int
+}
+
+// ProgressEvery is the least number of events between two calls of
+// [Options].Progress: at most about 100 calls a second at the engine's
+// speed on large rollouts.
+const ProgressEvery = 1 << 14

@@ -89,6 +89,7 @@ type Sim struct {
 	lastStepAt        time.Duration
 	stepsLeft         int
 	instant           uint64 // number of the current instant (for wqItem.syncs)
+	progressAt        int    // stats.Events at the last Options.Progress call
 
 	cur       *Frame // frame being built for the current instant
 	trace     Trace
@@ -505,6 +506,10 @@ func (s *Sim) endInstant() bool {
 		}
 	}
 	s.cur = nil
+	if s.opts.Progress != nil && s.stats.Events-s.progressAt >= ProgressEvery {
+		s.progressAt = s.stats.Events
+		s.opts.Progress(Progress{Now: s.now, Until: s.until, Events: s.stats.Events, Pods: s.c.PodCount()})
+	}
 	return stop
 }
 
