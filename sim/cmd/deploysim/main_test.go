@@ -404,3 +404,23 @@ func TestManifests(t *testing.T) {
 		t.Errorf("nothing to simulate: exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// A scenario with an object of a custom kind is refused with exit 2 and
+// says how to run a controller of your own.
+func TestCustomKindRefused(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "custom.yaml")
+	src := "name: custom\nobjects:\n- apiVersion: example.com/v1\n  kind: Canary\n  metadata: {name: web}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	if code := run([]string{file}, &out, &errOut); code != exitUsage {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitUsage, errOut.String())
+	}
+	for _, want := range []string{`line 3: field "objects[0].kind": apiVersion "example.com/v1" kind "Canary": not registered`, "deploysim runs the built-in controllers only", "Test your own controller"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut.String())
+		}
+	}
+}

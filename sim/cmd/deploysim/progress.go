@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -109,6 +110,15 @@ func (p *progress) stop(now time.Time) {
 // runOne runs sc once, with a progress line on stderr when it is a
 // terminal and quiet is not set.
 func runOne(sc *sim.Scenario, opts sim.Options, quiet bool, stderr io.Writer) (*sim.Result, error) {
+	res, err := runWithProgress(sc, opts, quiet, stderr)
+	if errors.Is(err, sim.ErrUnregisteredKind) {
+		err = fmt.Errorf("%w\n(deploysim runs the built-in controllers only; an object of a kind of your own needs its controller: run the scenario from a Go test with sim.Options.Scheme and sim.Options.Controllers, see README.md, Test your own controller)", err)
+	}
+	return res, err
+}
+
+// runWithProgress is runOne without the hint.
+func runWithProgress(sc *sim.Scenario, opts sim.Options, quiet bool, stderr io.Writer) (*sim.Result, error) {
 	if quiet || !isTerminal(stderr) {
 		return sim.Run(sc, opts)
 	}
