@@ -83,16 +83,27 @@ func counts(n, newRS int, at func(i int) rsCounts) (StatusCounts, bool) {
 
 // Complete reports whether a rollout is complete (upstream's
 // DeploymentComplete): every one of Replicas pods updated and available,
-// no other pod, and the generation observed.
+// no other pod, and the generation observed. A nil s is not complete.
 func Complete(p Params, generation int64, s *appsv1.DeploymentStatus) bool {
+	if s == nil {
+		return false
+	}
 	r := p.Replicas
 	return s.UpdatedReplicas == r && s.Replicas == r && s.AvailableReplicas == r && s.ObservedGeneration >= generation
 }
 
 // Progressing reports whether a rollout made progress from the status it
 // had (old) to the one it has now (upstream's DeploymentProgressing): more
-// updated, ready or available pods, or fewer old ones.
+// updated, ready or available pods, or fewer old ones. A nil status
+// counts as the zero status (no pods).
 func Progressing(old, now *appsv1.DeploymentStatus) bool {
+	var zero appsv1.DeploymentStatus
+	if old == nil {
+		old = &zero
+	}
+	if now == nil {
+		now = &zero
+	}
 	return now.UpdatedReplicas > old.UpdatedReplicas ||
 		now.Replicas-now.UpdatedReplicas < old.Replicas-old.UpdatedReplicas ||
 		now.ReadyReplicas > old.ReadyReplicas ||
@@ -105,9 +116,9 @@ func Progressing(old, now *appsv1.DeploymentStatus) bool {
 // ProgressDeadlineExceeded; never while it records a completed rollout
 // (NewReplicaSetAvailable), without a deadline, or without the condition.
 // For example a deadline of 600 s and a condition last updated at 12:00:00
-// times out from 12:10:00 and one nanosecond.
+// times out from 12:10:00 and one nanosecond. A nil s has no condition.
 func TimedOut(p Params, s *appsv1.DeploymentStatus, now time.Time) bool {
-	if !p.HasProgressDeadline() {
+	if !p.HasProgressDeadline() || s == nil {
 		return false
 	}
 	c := getCondition(*s, appsv1.DeploymentProgressing)
