@@ -187,7 +187,7 @@ func TestTimedOutUpstreamCases(t *testing.T) {
 func TestRequeueAfterCases(t *testing.T) {
 	p := rolling(1, "1", "0")
 	p.ProgressDeadlineSeconds = i32p(600)
-	c := &appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Reason: rollout.ReplicaSetUpdatedReason}
+	c := &appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Reason: rollout.ReplicaSetUpdatedReason, LastUpdateTime: metav1.NewTime(t0)}
 	for _, tc := range []struct {
 		name     string
 		complete bool
@@ -200,8 +200,10 @@ func TestRequeueAfterCases(t *testing.T) {
 		{"complete: none", true, c, 0, rollout.Requeue{}},
 		{"timed out: none", false, &appsv1.DeploymentCondition{Reason: rollout.TimedOutReason}, 0, rollout.Requeue{}},
 		{"no condition: none", false, nil, 0, rollout.Requeue{}},
+		{"the condition's own time, to the nanosecond", false, &appsv1.DeploymentCondition{Reason: rollout.ReplicaSetUpdatedReason, LastUpdateTime: metav1.NewTime(t0.Add(time.Millisecond))},
+			3 * time.Minute, rollout.Requeue{After: 7*time.Minute + time.Second + time.Millisecond}},
 	} {
-		if got := rollout.RequeueAfter(p, tc.complete, tc.cond, t0, t0.Add(tc.ago)); got != tc.want {
+		if got := rollout.RequeueAfter(p, tc.complete, tc.cond, t0.Add(tc.ago)); got != tc.want {
 			t.Errorf("%s: RequeueAfter = %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
@@ -367,8 +369,8 @@ func TestBlocksProperties(t *testing.T) {
 		for i := range activeOld {
 			available += activeOld[i].AvailableReplicas
 		}
-		if down.Total > 0 && available-down.Total < p.MinAvailable() {
-			t.Fatalf("scale-down %s takes %d available below minAvailable %d", down, available, p.MinAvailable())
+		if down.Total > 0 && available-down.Total < down.MinAvailable {
+			t.Fatalf("scale-down %s takes %d available below minAvailable %d", down, available, down.MinAvailable)
 		}
 
 		// Proportional scaling spreads exactly the difference, unless the
@@ -419,27 +421,41 @@ func TestBlocksProperties(t *testing.T) {
 	})
 }
 
-// upstream TestFindNewReplicaSet and TestFindOldReplicaSets.
+// upstream TestFindNewReplicaSet and TestFindOldReplicaSets, with
+// upstream's order of results (active, then all; oldest first) and its
+// matching by UID.
 func TestFindNewAndOldUpstreamCases(t *testing.T) {
 	d := upDeployment(1, 1, 0)
 	newRS := upRS(d, "new", 1, 1, upNew, "")
 	newDup := upRS(d, "new-dup", 1, 0, upOld, "")
 	old := upRS(d, "old", 1, 1, upOlder, "foo/bar:old")
+	oldEmpty := upRS(d, "old-empty", 0, 0, upOld, "foo/bar:older")
+	newCopy := newRS.DeepCopy() // the new one read a second time: the same UID
+	newCopy.Name = "new-copy"
+	noUID := func(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet { c := rs.DeepCopy(); c.UID = ""; return c }
+	newNoUID, oldNoUID := noUID(newRS), noUID(old)
 	for _, tc := range []struct {
 		name            string
 		rss             []*appsv1.ReplicaSet
 		wantNew         *appsv1.ReplicaSet
-		wantOld, active []string
+		active, wantAll []string
 	}{
 		{"the same template, another hash", []*appsv1.ReplicaSet{newRS, old}, newRS, []string{"old"}, []string{"old"}},
-		{"the oldest of two with the template", []*appsv1.ReplicaSet{newRS, old, newDup}, newDup, []string{"new", "old"}, []string{"new", "old"}},
+		{"the oldest of two with the template", []*appsv1.ReplicaSet{newRS, old, newDup}, newDup, []string{"old", "new"}, []string{"old", "new"}},
 		{"none", []*appsv1.ReplicaSet{old}, nil, []string{"old"}, []string{"old"}},
 		{"no old ones", []*appsv1.ReplicaSet{newRS}, newRS, nil, nil},
+		{"oldest first, empty ones only in all", []*appsv1.ReplicaSet{newRS, oldEmpty, nil, old}, newRS, []string{"old"}, []string{"old", "old-empty"}},
+		{"a copy of the new one (same UID) is not old", []*appsv1.ReplicaSet{newCopy, old, newRS}, newRS, []string{"old"}, []string{"old"}},
+		{"without UIDs, by identity", []*appsv1.ReplicaSet{newNoUID, oldNoUID}, newNoUID, []string{"old"}, []string{"old"}},
 	} {
 		if got := rollout.FindNewReplicaSet(d, tc.rss); got != tc.wantNew {
 			t.Errorf("%s: FindNewReplicaSet = %v, want %v", tc.name, got, tc.wantNew)
 		}
-		gotOld, gotActive := rollout.FindOldReplicaSets(d, tc.rss)
+		before := slices.Clone(tc.rss)
+		gotActive, gotAll := rollout.FindOldReplicaSets(d, tc.rss)
+		if !slices.Equal(before, tc.rss) {
+			t.Errorf("%s: FindOldReplicaSets reordered its input", tc.name)
+		}
 		names := func(rss []*appsv1.ReplicaSet) []string {
 			var out []string
 			for _, rs := range rss {
@@ -447,11 +463,8 @@ func TestFindNewAndOldUpstreamCases(t *testing.T) {
 			}
 			return out
 		}
-		o, a := names(gotOld), names(gotActive)
-		slices.Sort(o)
-		slices.Sort(a)
-		if !slices.Equal(o, tc.wantOld) || !slices.Equal(a, tc.active) {
-			t.Errorf("%s: FindOldReplicaSets = %v, %v; want %v, %v", tc.name, o, a, tc.wantOld, tc.active)
+		if a, o := names(gotActive), names(gotAll); !slices.Equal(a, tc.active) || !slices.Equal(o, tc.wantAll) {
+			t.Errorf("%s: FindOldReplicaSets = %v, %v; want %v, %v", tc.name, a, o, tc.active, tc.wantAll)
 		}
 	}
 }

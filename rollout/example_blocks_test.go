@@ -140,8 +140,8 @@ func ExampleTimedOut() {
 func ExampleRequeueAfter() {
 	p := rolling(3, "1", "0")
 	p.ProgressDeadlineSeconds = i32p(600)
-	cond := &appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Reason: rollout.ReplicaSetUpdatedReason}
-	fmt.Println(rollout.RequeueAfter(p, false, cond, t0, t0.Add(3*time.Minute)).After)
+	cond := &appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Reason: rollout.ReplicaSetUpdatedReason, LastUpdateTime: metav1.NewTime(t0)}
+	fmt.Println(rollout.RequeueAfter(p, false, cond, t0.Add(3*time.Minute)).After)
 	// Output: 7m1s
 }
 

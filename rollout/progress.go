@@ -133,16 +133,21 @@ func TimedOut(p Params, s *appsv1.DeploymentStatus, now time.Time) bool {
 
 // RequeueAfter is when to look at a rollout again that made no progress
 // (upstream's requeueStuckDeployment): at the progress deadline counted
-// from lastUpdate (the Progressing condition's), plus a second against
+// from the Progressing condition's lastUpdateTime, plus a second against
 // clock skew; rate-limited at once when less than a second is left. No
 // requeue without a deadline or a Progressing condition, when complete,
-// or when it has timed out already. For example a deadline of 600 s,
-// lastUpdate 3 minutes ago: After 7m1s.
-func RequeueAfter(p Params, complete bool, progressing *appsv1.DeploymentCondition, lastUpdate, now time.Time) Requeue {
+// or when it has timed out already. For example a deadline of 600 s and a
+// condition last updated 3 minutes ago: After 7m1s.
+//
+// progressing is the condition as the Deployment in hand holds it. When a
+// sync has just set it, upstream still holds its time with the clock's
+// full precision (the API server stores whole seconds): pass the condition
+// with that time to get upstream's delay to the nanosecond.
+func RequeueAfter(p Params, complete bool, progressing *appsv1.DeploymentCondition, now time.Time) Requeue {
 	if !p.HasProgressDeadline() || progressing == nil || complete || progressing.Reason == TimedOutReason {
 		return Requeue{}
 	}
-	after := lastUpdate.Add(time.Duration(*p.ProgressDeadlineSeconds) * time.Second).Sub(now)
+	after := progressing.LastUpdateTime.Add(time.Duration(*p.ProgressDeadlineSeconds) * time.Second).Sub(now)
 	if after < time.Second {
 		return Requeue{RateLimited: true}
 	}

@@ -166,19 +166,38 @@ func FindNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.R
 	return findNewReplicaSet(d, nonNil)
 }
 
-// FindOldReplicaSets returns every ReplicaSet of rss but the new one (see
-// [FindNewReplicaSet]), in rss's order, and those of them with a size above
-// 0 (upstream's FindOldReplicaSets). rss is not modified.
-func FindOldReplicaSets(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (old, active []*appsv1.ReplicaSet) {
-	newRS := FindNewReplicaSet(d, rss)
+// FindOldReplicaSets returns the old ReplicaSets of rss as upstream's
+// FindOldReplicaSets does, results in its order: first those with a size
+// above 0 (active), then all of them. Both lists are oldest first (by
+// creation time, then name, then UID): upstream's look-up of the new
+// ReplicaSet sorts the list it is given that way, so its results come out
+// in that order, which is the order [HistoryToDelete] needs. A ReplicaSet
+// is old unless it is the new one (see [FindNewReplicaSet]) or has its UID,
+// as upstream matches by UID (a second copy of the new ReplicaSet read
+// elsewhere is not old); objects without a UID, which an API server never
+// holds, match by identity only. nil entries are skipped, and one without
+// spec.replicas counts as active (the API server defaults it to 1); rss is
+// not modified.
+func FindOldReplicaSets(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (active, all []*appsv1.ReplicaSet) {
+	var nonNil []*appsv1.ReplicaSet
 	for _, rs := range rss {
-		if rs == nil || rs == newRS {
+		if rs != nil {
+			nonNil = append(nonNil, rs)
+		}
+	}
+	slices.SortFunc(nonNil, compareByCreation)
+	var newRS *appsv1.ReplicaSet
+	if d != nil {
+		newRS = findNewReplicaSet(d, nonNil)
+	}
+	for _, rs := range nonNil {
+		if rs == newRS || newRS != nil && newRS.UID != "" && rs.UID == newRS.UID {
 			continue
 		}
-		old = append(old, rs)
-		if rs.Spec.Replicas != nil && *rs.Spec.Replicas > 0 {
+		all = append(all, rs)
+		if rs.Spec.Replicas == nil || *rs.Spec.Replicas != 0 {
 			active = append(active, rs)
 		}
 	}
-	return old, active
+	return active, all
 }

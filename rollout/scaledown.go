@@ -43,7 +43,7 @@ func MaxScaledDown(p Params, all []ReplicaSet, newRS ReplicaSet) (Budget, error)
 	for i := range all {
 		total.add(all[i].Replicas)
 	}
-	b, overflow := budget(p.MinAvailable(), total, newRS)
+	b, overflow := budget(p.minAvailableRolling(), total, newRS)
 	if overflow {
 		return b, fmt.Errorf("scale-down budget: %w", ErrOverflow)
 	}
@@ -176,7 +176,7 @@ func ScaleDownOld(p Params, old []ReplicaSet, newRS ReplicaSet) (Steps, error) {
 		available.add(old[i].AvailableReplicas)
 	}
 	available.add(newRS.AvailableReplicas)
-	out, err := scaleDownOld(p.MinAvailable(), available, old)
+	out, err := scaleDownOld(p.minAvailableRolling(), available, old)
 	if err == nil && available.overflow {
 		err = fmt.Errorf("available pods: %w", ErrOverflow)
 	}

@@ -297,13 +297,14 @@ func (p *planner) requeueStuck(s appsv1.DeploymentStatus) Requeue {
 	if cur == nil {
 		return Requeue{}
 	}
-	last := cur.LastUpdateTime.Time
 	if p.progressingSet {
 		// Set in this sync: upstream still holds it in memory with the
 		// clock's full precision, not cut to the second as stored.
-		last = p.w.snap.Now
+		c := *cur
+		c.LastUpdateTime = metav1.Time{Time: p.w.snap.Now}
+		return RequeueAfter(p.params, deploymentComplete(p.d, &s), &c, p.w.snap.Now)
 	}
-	return RequeueAfter(p.params, deploymentComplete(p.d, &s), cur, last, p.w.snap.Now)
+	return RequeueAfter(p.params, deploymentComplete(p.d, &s), cur, p.w.snap.Now)
 }
 
 // describeStatusChange lists what differs between two statuses, for Explain.

@@ -272,7 +272,7 @@ func (c Canary) status(now time.Time, out *Outcome) error {
 	}
 	out.Status = s
 	if cond := progressing(&s); cond != nil && len(out.Scale) == 0 {
-		out.Requeue = rollout.RequeueAfter(p, complete, cond, cond.LastUpdateTime.Time, now)
+		out.Requeue = rollout.RequeueAfter(p, complete, cond, now)
 	}
 	return nil
 }

@@ -305,7 +305,7 @@ func calls() map[string]func() {
 		for _, p := range params {
 			for _, cond := range conditions {
 				for _, t := range times {
-					rollout.RequeueAfter(p, false, cond, t, t)
+					rollout.RequeueAfter(p, false, cond, t)
 				}
 			}
 		}
