@@ -5,7 +5,6 @@ package rollout_test
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -489,58 +488,36 @@ func TestIsSaturatedCases(t *testing.T) {
 	}
 }
 
-// RollingStep decides what Plan writes in a RollingUpdate sync: the same
-// ReplicaSets, sizes and order, on random states.
-func TestRollingStepIsPlan(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		replicas := rapid.Int32Range(0, 12).Draw(t, "replicas")
-		surge := rapid.IntRange(0, 3).Draw(t, "surge")
-		unavailable := rapid.IntRange(0, 3).Draw(t, "unavailable")
-		if surge == 0 && unavailable == 0 {
-			unavailable = 1
+// IsSaturated through ReplicaSetOf, the documented reader, reads the
+// desired-replicas annotation as upstream's IsSaturated does
+// (int32(strconv.Atoi)): signs, leading zeros and numbers beyond int32
+// (wrapped) included.
+func TestIsSaturatedReadsAnnotationAsUpstream(t *testing.T) {
+	p := rolling(9, "1", "0")
+	for _, tc := range []struct {
+		value string
+		want  bool
+	}{
+		{"9", true}, {"+9", true}, {"009", true}, {"4294967305", true}, {"-4294967287", true},
+		{"8", false}, {"-9", false}, {" 9", false}, {"9.0", false}, {"", false}, {"0x9", false},
+		{"9_", false}, {"99999999999999999999", false},
+	} {
+		rs := &appsv1.ReplicaSet{
+			ObjectMeta: metav1.ObjectMeta{Name: "web", Annotations: map[string]string{"deployment.kubernetes.io/desired-replicas": tc.value}},
+			Spec:       appsv1.ReplicaSetSpec{Replicas: i32p(9)},
+			Status:     appsv1.ReplicaSetStatus{AvailableReplicas: 9},
 		}
-		d := upDeployment(replicas, surge, unavailable)
-		nOld := rapid.IntRange(0, 3).Draw(t, "old")
-		inSync(d, nOld+1)
-		var rss []*appsv1.ReplicaSet
-		var old []rollout.ReplicaSet
-		for i := range nOld {
-			rs := upRS(d, fmt.Sprintf("foo-old%d", i), i+1, rapid.Int32Range(0, 8).Draw(t, "oldSize"),
-				upOlder.Add(time.Duration(rapid.IntRange(0, 3).Draw(t, "created"))*time.Minute), fmt.Sprintf("foo/bar:v%d", i))
-			setStatus(rs, rs.Status.Replicas, rapid.Int32Range(0, *rs.Spec.Replicas).Draw(t, "oldAvailable"))
-			rss = append(rss, rs)
-			v, _ := rollout.ReplicaSetOf(rs)
-			old = append(old, v)
-		}
-		newRS := upRS(d, "foo-new", nOld+1, rapid.Int32Range(0, 14).Draw(t, "newSize"), upNew, "")
-		setStatus(newRS, newRS.Status.Replicas, rapid.Int32Range(0, *newRS.Spec.Replicas).Draw(t, "newAvailable"))
-		rss = append(rss, newRS)
-		nv, _ := rollout.ReplicaSetOf(newRS)
-
-		res, err := rollout.Plan(snapshot(d, rss...))
+		v, err := rollout.ReplicaSetOf(rs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []string
-		for _, a := range res.Actions {
-			if s, ok := a.(rollout.ScaleReplicaSet); ok {
-				got = append(got, fmt.Sprintf("%s->%d", s.ReplicaSet.Name, s.To))
-			}
+		if got := rollout.IsSaturated(p, v); got != tc.want {
+			t.Errorf("desired-replicas %q: IsSaturated = %v, want %v", tc.value, got, tc.want)
 		}
-		p, _ := rollout.ParamsOf(d)
-		r, err := rollout.RollingStep(p, nv, old)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want []string
-		if r.NewRS != nil {
-			want = append(want, fmt.Sprintf("%s->%d", r.NewRS.Name, r.NewRS.To))
-		}
-		for _, st := range append(r.Cleanup.Steps, r.ScaleDown.Steps...) {
-			want = append(want, fmt.Sprintf("%s->%d", st.Name, st.To))
-		}
-		if strings.Join(got, " ") != strings.Join(want, " ") {
-			t.Fatalf("Plan scales %v, RollingStep %v (%s)\n%s", got, want, r, res.Explain())
-		}
-	})
+	}
+	zero := rolling(0, "1", "0")
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"deployment.kubernetes.io/desired-replicas": "-0"}}, Spec: appsv1.ReplicaSetSpec{Replicas: i32p(0)}}
+	if v, _ := rollout.ReplicaSetOf(rs); !rollout.IsSaturated(zero, v) {
+		t.Error(`desired-replicas "-0" with 0 replicas: not saturated, upstream says saturated`)
+	}
 }

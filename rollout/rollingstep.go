@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -59,9 +60,16 @@ func (r Rolling) String() string {
 // at the surge limit, the budget is 2, and the old one goes 10→8.
 //
 // old holds every old ReplicaSet, in any order. Errors are those of the
-// blocks (negative sizes, [ErrOverflow] with upstream's wrapped numbers in
-// the result). A [CleanupUnhealthy] error leaves the steps before it, as
-// upstream writes them before it stops.
+// blocks (negative sizes, [ErrOverflow]). A [CleanupUnhealthy] error
+// leaves the steps before it, as upstream writes them before it stops.
+//
+// At int32 overflow the result is still upstream's, with an error wrapping
+// [ErrOverflow] alongside: when Replicas + maxSurge or the sizes' sum
+// wrap, NewRS holds the wrapped size upstream writes (a negative one the
+// API server refuses, and the sync stops there), or, when the wrapped
+// arithmetic leaves the new ReplicaSet's size alone, the old ReplicaSets'
+// steps upstream then writes. When the old ReplicaSets' sizes add up to 0
+// in int32, nothing is scaled down (see [MaxScaledDown]).
 func RollingStep(p Params, newRS ReplicaSet, old []ReplicaSet) (Rolling, error) {
 	var r Rolling
 	if err := checkParams(p); err != nil {
@@ -79,6 +87,7 @@ func RollingStep(p Params, newRS ReplicaSet, old []ReplicaSet) (Rolling, error) 
 	}
 	all.add(newRS.Replicas)
 	surge, unavailable := p.Limits()
+	var sizeErr error // an overflow in the new ReplicaSet's size, reported at the end
 	switch {
 	case newRS.Replicas > p.Replicas:
 		r.NewRS = &Step{Index: -1, Name: newRS.Name, From: newRS.Replicas, To: p.Replicas}
@@ -86,14 +95,12 @@ func RollingStep(p Params, newRS ReplicaSet, old []ReplicaSet) (Rolling, error) 
 	case newRS.Replicas < p.Replicas:
 		s, overflow := newRSSize(p, surge, all, newRS.Replicas)
 		r.Sizing = &s
+		if overflow {
+			sizeErr = fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
+		}
 		if s.Size != newRS.Replicas {
 			r.NewRS = &Step{Index: -1, Name: newRS.Name, From: newRS.Replicas, To: s.Size}
-		}
-		if overflow {
-			return r, fmt.Errorf("new replica set size: %w", ErrOverflow)
-		}
-		if r.NewRS != nil {
-			return r, nil
+			return r, sizeErr
 		}
 	}
 	var active []ReplicaSet
@@ -105,7 +112,7 @@ func RollingStep(p Params, newRS ReplicaSet, old []ReplicaSet) (Rolling, error) 
 		}
 	}
 	if len(active) == 0 {
-		return r, nil
+		return r, sizeErr
 	}
 	d, err := decideOld(p.Replicas-unavailable, all, newRS, active)
 	r.Budget, r.Cleanup, r.ScaleDown = &d.budget, d.cleanup, d.down
@@ -114,7 +121,7 @@ func RollingStep(p Params, newRS ReplicaSet, old []ReplicaSet) (Rolling, error) 
 			steps.Steps[k].Index = at[steps.Steps[k].Index]
 		}
 	}
-	return r, err
+	return r, errors.Join(sizeErr, err)
 }
 
 // oldDecision is reconcileOldReplicaSets' arithmetic.

@@ -8,17 +8,27 @@ import (
 
 // Budget is the old ReplicaSets' scale-down budget of [MaxScaledDown].
 type Budget struct {
-	// MaxScaledDown is how many old pods may go now; ≤ 0 means none.
+	// MaxScaledDown is how many old pods may go now; ≤ 0 means none. It
+	// is 0 when OldPods is 0.
 	MaxScaledDown int32
 	// AllPods is the size of all ReplicaSets together; MinAvailable is
 	// Replicas − maxUnavailable; NewUnavailable is the new ReplicaSet's
 	// size minus its available pods.
 	AllPods, MinAvailable, NewUnavailable int32
+	// OldPods is the old ReplicaSets' sizes together (AllPods less the new
+	// ReplicaSet's size), in int32 as upstream sums them. When it is 0
+	// upstream scales no old ReplicaSet down and computes no budget, even
+	// when the sizes are not all 0 but wrap around to 0 (their exact sum is
+	// a multiple of 2³²).
+	OldPods int32
 }
 
 // String explains the budget, e.g. "maxScaledDown 2 = all pods 13 -
 // minAvailable 8 - unavailable new pods 3".
 func (b Budget) String() string {
+	if b.OldPods == 0 {
+		return "no old pods to scale down (the old replica sets' sizes add up to 0 in int32)"
+	}
 	return fmt.Sprintf("maxScaledDown %d = all pods %d - minAvailable %d - unavailable new pods %d", b.MaxScaledDown, b.AllPods, b.MinAvailable, b.NewUnavailable)
 }
 
@@ -27,7 +37,8 @@ func (b Budget) String() string {
 // reconcileOldReplicaSets): all pods − minAvailable − (new size − new
 // available). For example 10 replicas, maxUnavailable 2 (minAvailable 8),
 // an old ReplicaSet of 10 and a new one of 3 with none available: 13 − 8 −
-// 3 = 2.
+// 3 = 2. When the old ReplicaSets' sizes add up to 0 in int32 (all 0, or
+// wrapping around to 0) it is 0, as upstream returns before the budget.
 //
 // all holds every ReplicaSet, newRS included. Negative sizes are an error;
 // a sum beyond the int32 range wraps [ErrOverflow] (the Budget then holds
@@ -52,8 +63,13 @@ func MaxScaledDown(p Params, all []ReplicaSet, newRS ReplicaSet) (Budget, error)
 
 func budget(minAvailable int32, all sum32, newRS ReplicaSet) (Budget, bool) {
 	b := Budget{AllPods: all.v, MinAvailable: minAvailable}
+	// The old sizes' int32 sum, as upstream's: all − new wraps the same way.
+	b.OldPods = all.v - newRS.Replicas
 	var o1, o2, o3 bool
 	b.NewUnavailable, o1 = sub32(newRS.Replicas, newRS.AvailableReplicas)
+	if b.OldPods == 0 {
+		return b, all.overflow || o1
+	}
 	d, o2 := sub32(b.AllPods, b.MinAvailable)
 	b.MaxScaledDown, o3 = sub32(d, b.NewUnavailable)
 	return b, all.overflow || o1 || o2 || o3
