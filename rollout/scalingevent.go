@@ -122,7 +122,7 @@ func (p *planner) scale(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) e
 	for _, s := range props.Shares {
 		why := ""
 		if !p.w.opts.Quiet {
-			why = fmt.Sprintf("proportional scaling: allowed %d = replicas + maxSurge, active replica sets hold %d, %+d to spread; %s", props.Allowed, props.Current, props.ToAdd, s)
+			why = "proportional scaling: " + props.Head() + "; " + s.String()
 		}
 		if _, _, err := p.scaleReplicaSet(active[s.Index], s.To, why); err != nil {
 			return err

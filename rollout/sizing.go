@@ -18,19 +18,38 @@ type Sizing struct {
 	Total int32
 	// Was is the new ReplicaSet's size before.
 	Was int32
+	// Overflow says that upstream's int32 arithmetic wrapped around
+	// (NewRSNewReplicas then also returns [ErrOverflow]): Replicas +
+	// maxSurge, the sizes' total, or the room between them. The numbers
+	// are upstream's wrapped ones, and Size may be negative.
+	Overflow bool
 }
 
 // String explains the decision in numbers, e.g. "total 12 < replicas 10 +
-// maxSurge 3, room for 1, capped by 8 still missing".
+// maxSurge 3, room for 1, capped by 8 still missing", saying so when
+// upstream's int32 arithmetic wrapped around.
 func (s Sizing) String() string {
-	switch {
-	case s.Recreate:
+	if s.Recreate {
 		return fmt.Sprintf("Recreate: the new replica set gets all %d replicas", s.Replicas)
-	case s.Total >= s.MaxTotal:
-		return fmt.Sprintf("total %d already at replicas %d + maxSurge %d", s.Total, s.Replicas, s.MaxSurge)
 	}
-	return fmt.Sprintf("total %d < replicas %d + maxSurge %d, room for %d, capped by %d still missing",
-		s.Total, s.Replicas, s.MaxSurge, s.MaxTotal-s.Total, s.Replicas-s.Was)
+	limit := fmt.Sprintf("replicas %d + maxSurge %d", s.Replicas, s.MaxSurge)
+	if exact := int64(s.Replicas) + int64(s.MaxSurge); exact != int64(s.MaxTotal) {
+		limit = fmt.Sprintf("replicas %d + maxSurge %d = %d, wrapped around to %d in int32", s.Replicas, s.MaxSurge, exact, s.MaxTotal)
+	}
+	total := fmt.Sprintf("total %d", s.Total)
+	var out string
+	if s.Total >= s.MaxTotal {
+		out = fmt.Sprintf("%s already at %s", total, limit)
+	} else {
+		out = fmt.Sprintf("%s < %s, room for %d, capped by %d still missing", total, limit, s.MaxTotal-s.Total, s.Replicas-s.Was)
+	}
+	if s.Overflow {
+		out += "; int32 overflow: upstream computes these sums in int32 and they wrapped around, so the numbers are not counts"
+		if s.Size < 0 {
+			out += fmt.Sprintf(" (the size %d among them: the API server refuses a negative size)", s.Size)
+		}
+	}
+	return out
 }
 
 // NewRSNewReplicas is how large the new ReplicaSet may be now (upstream's
@@ -77,12 +96,14 @@ func newRSSize(p Params, surge int32, total sum32, was int32) (Sizing, bool) {
 	s.MaxTotal, o1 = add32(p.Replicas, s.MaxSurge)
 	if s.Total >= s.MaxTotal {
 		s.Size = was
-		return s, total.overflow || o1
+		s.Overflow = total.overflow || o1
+		return s, s.Overflow
 	}
 	room, o2 := sub32(s.MaxTotal, s.Total)
 	missing, o3 := sub32(p.Replicas, was)
 	s.Size, o4 = add32(was, min(room, missing))
-	return s, total.overflow || o1 || o2 || o3 || o4
+	s.Overflow = total.overflow || o1 || o2 || o3 || o4
+	return s, s.Overflow
 }
 
 // newRSSize is NewRSNewReplicas for the planner's ReplicaSets, with the

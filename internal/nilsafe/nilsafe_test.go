@@ -363,6 +363,10 @@ func calls() map[string]func() {
 		_ = rollout.Proportional{}.String()
 		_ = rollout.Proportional{Shares: []rollout.Share{{}}}.String()
 	}
+	c["rollout.Proportional.Head"] = func() {
+		_ = rollout.Proportional{}.Head()
+		_ = rollout.Proportional{DesiredReplicas: 1, Overflow: true}.Head()
+	}
 	c["rollout.Rolling.String"] = func() {
 		_ = rollout.Rolling{}.String()
 		_ = rollout.Rolling{NewRS: &rollout.Step{}, Sizing: &rollout.Sizing{}, Budget: &rollout.Budget{}}.String()
