@@ -33,8 +33,10 @@ func TestNewRSNewReplicasUpstreamCases(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			surge, unavailable := intstr.FromInt32(tc.surge), intstr.FromInt32(1)
 			p := rollout.Params{Replicas: tc.replicas, Strategy: tc.strategy, MaxSurge: &surge, MaxUnavailable: &unavailable}
-			// Upstream's case passes only a ReplicaSet of 5 as "all".
-			s, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{{Name: "rs5", Replicas: 5}}, rollout.ReplicaSet{Name: "new", Replicas: tc.newRS})
+			// Upstream's case passes a ReplicaSet of 5 as "all" and the new
+			// one beside it; here the new one is in all, with the same
+			// answers.
+			s, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{{Name: "rs5", Replicas: 5}, {Name: "new", Replicas: tc.newRS}}, 1)
 			if err != nil || s.Size != tc.want {
 				t.Errorf("NewRSNewReplicas = %d, %v; want %d", s.Size, err, tc.want)
 			}
@@ -44,17 +46,17 @@ func TestNewRSNewReplicasUpstreamCases(t *testing.T) {
 
 func TestNewRSNewReplicasBadInput(t *testing.T) {
 	p := rolling(10, "1", "0")
-	_, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{{Name: "a", Replicas: -1}}, rollout.ReplicaSet{})
+	_, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{{Name: "a", Replicas: -1}}, 0)
 	if err == nil || !strings.Contains(err.Error(), "all[0] (a): replicas: invalid value -1") {
 		t.Errorf("negative size: err = %v", err)
 	}
 	p.Replicas = -2
-	if _, err := rollout.NewRSNewReplicas(p, nil, rollout.ReplicaSet{}); err == nil || !strings.Contains(err.Error(), "params: replicas") {
+	if _, err := rollout.NewRSNewReplicas(p, nil, 0); err == nil || !strings.Contains(err.Error(), "params: replicas") {
 		t.Errorf("negative replicas: err = %v", err)
 	}
 	big := rolling(math.MaxInt32, "1", "0")
 	all := []rollout.ReplicaSet{{Name: "a", Replicas: math.MaxInt32}, {Name: "b", Replicas: 5}}
-	s, err := rollout.NewRSNewReplicas(big, all, all[1])
+	s, err := rollout.NewRSNewReplicas(big, all, 1)
 	if !errors.Is(err, rollout.ErrOverflow) {
 		t.Errorf("overflowing sums: err = %v, want ErrOverflow", err)
 	}
@@ -342,11 +344,11 @@ func TestBlocksProperties(t *testing.T) {
 
 		// The new ReplicaSet never takes the total beyond replicas +
 		// maxSurge, nor itself beyond replicas (unless it already was).
-		s, err := rollout.NewRSNewReplicas(p, all, newRS)
+		s, err := rollout.NewRSNewReplicas(p, all, newIdx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s2, _ := rollout.NewRSNewReplicas(p, all, newRS); s2 != s {
+		if s2, _ := rollout.NewRSNewReplicas(p, all, newIdx); s2 != s {
 			t.Fatalf("not deterministic: %v then %v", s, s2)
 		}
 		if s.Size > newRS.Replicas && (s.Total-newRS.Replicas+s.Size > p.Replicas+surge || s.Size > p.Replicas) {

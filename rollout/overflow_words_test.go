@@ -149,12 +149,12 @@ func TestWrappedNewReplicaSetSizeSaidInWords(t *testing.T) {
 
 	// The block says the same.
 	p, _ := rollout.ParamsOf(d)
-	s, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{{Replicas: math.MaxInt32}, {Replicas: 1}, {Replicas: 1}}, rollout.ReplicaSet{Replicas: 1})
+	s, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{{Replicas: math.MaxInt32}, {Replicas: 1}, {Replicas: 1}}, 2)
 	if !errors.Is(err, rollout.ErrOverflow) || !s.Overflow || !strings.Contains(s.String(), "int32 overflow") {
 		t.Errorf("NewRSNewReplicas: err %v, %+v: %s", err, s, s)
 	}
 	surge := rolling(math.MaxInt32, strconv.Itoa(1<<30), "0")
-	s, _ = rollout.NewRSNewReplicas(surge, []rollout.ReplicaSet{{Replicas: 1}}, rollout.ReplicaSet{Replicas: 1})
+	s, _ = rollout.NewRSNewReplicas(surge, []rollout.ReplicaSet{{Replicas: 1}}, 0)
 	if !strings.Contains(s.String(), "= 3221225471, wrapped around to -1073741825 in int32") {
 		t.Errorf("a wrapped replicas + maxSurge, unexplained: %s", s)
 	}

@@ -58,7 +58,7 @@ func TestParamsOfRefusesWhatBlocksRefuse(t *testing.T) {
 	if _, err := rollout.ParamsOf(neg); err == nil || !strings.HasPrefix(err.Error(), "spec.replicas: invalid value -1") {
 		t.Errorf("replicas -1: err = %v, want one naming spec.replicas", err)
 	}
-	if _, err := rollout.NewRSNewReplicas(rollout.Params{Replicas: -1}, nil, rollout.ReplicaSet{}); err == nil {
+	if _, err := rollout.NewRSNewReplicas(rollout.Params{Replicas: -1}, nil, 0); err == nil {
 		t.Error("NewRSNewReplicas accepts replicas -1: the two would disagree")
 	}
 	negLimit := d.DeepCopy()

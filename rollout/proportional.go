@@ -194,8 +194,10 @@ func proportions(p Params, surge, statusReplicas int32, active []ReplicaSet, wid
 		})
 	}
 	out.Shares = shares
-	var to sizes64
-	to.init(len(shares))
+	// Upstream's int32 sizes; with wide arithmetic the exact size, held to
+	// what a ReplicaSet can have. Only the first share's exact size is
+	// needed after the loop (it takes the leftover).
+	var first int64
 	for k := range shares {
 		i := shares[k].Index
 		rs := &active[i]
@@ -219,18 +221,20 @@ func proportions(p Params, surge, statusReplicas int32, active []ReplicaSet, wid
 				out.Added = a.fit(out.Added + prop)
 			}
 		}
-		to.set(k, size)
+		if k == 0 {
+			first = size
+		} else {
+			s.To = int32(min(size, math.MaxInt32))
+		}
 		out.Shares[k] = s
 	}
-	if len(out.Shares) > 0 && out.ToAdd != 0 {
-		first := &out.Shares[0]
-		first.Leftover = a.fit(out.ToAdd - out.Added)
-		to.set(0, max(a.fit(to.get(0)+first.Leftover), 0))
-	}
-	for k := range out.Shares {
-		// Upstream's int32 sizes; with wide arithmetic the exact size,
-		// held to what a ReplicaSet can have.
-		out.Shares[k].To = int32(min(to.get(k), math.MaxInt32))
+	if len(out.Shares) > 0 {
+		head := &out.Shares[0]
+		if out.ToAdd != 0 {
+			head.Leftover = a.fit(out.ToAdd - out.Added)
+			first = max(a.fit(first+head.Leftover), 0)
+		}
+		head.To = int32(min(first, math.MaxInt32))
 	}
 	out.Overflow = a.overflow
 	return out, a.overflow
@@ -259,34 +263,6 @@ func (a *arith) fit(x int64) int64 {
 		a.overflow = true
 	}
 	return w
-}
-
-// sizes64 holds the exact new sizes while shares are computed, without an
-// allocation for a few ReplicaSets.
-type sizes64 struct {
-	small [8]int64
-	more  []int64
-}
-
-func (s *sizes64) init(n int) {
-	if n > len(s.small) {
-		s.more = make([]int64, n)
-	}
-}
-
-func (s *sizes64) set(i int, v int64) {
-	if s.more != nil {
-		s.more[i] = v
-		return
-	}
-	s.small[i] = v
-}
-
-func (s *sizes64) get(i int) int64 {
-	if s.more != nil {
-		return s.more[i]
-	}
-	return s.small[i]
 }
 
 // fraction is upstream's getReplicaSetFraction: round(size × (Replicas +

@@ -116,6 +116,13 @@ func (s *sum32) add(n int32) {
 	}
 }
 
+// fitSum is an exact sum of int32s as upstream's int32 sum gives it
+// (wrapped), with whether it left the int32 range. For non-negative
+// addends that is whether any partial sum did, as sum32 reports it.
+func fitSum(exact int64) sum32 {
+	return sum32{v: int32(exact), overflow: exact > math.MaxInt32 || exact < math.MinInt32}
+}
+
 // sub32 is a − b in int32, and whether the exact difference does not fit.
 func sub32(a, b int32) (int32, bool) {
 	exact := int64(a) - int64(b)

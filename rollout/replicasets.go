@@ -157,13 +157,19 @@ func FindNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.R
 	if d == nil {
 		return nil
 	}
-	var nonNil []*appsv1.ReplicaSet
+	// The oldest match, without sorting: only a ReplicaSet older than the
+	// best so far is compared (the order is total, so this is the first
+	// match in creation order).
+	var best *appsv1.ReplicaSet
 	for _, rs := range rss {
-		if rs != nil {
-			nonNil = append(nonNil, rs)
+		if rs == nil || best != nil && compareByCreation(rs, best) >= 0 {
+			continue
+		}
+		if hashing.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+			best = rs
 		}
 	}
-	return findNewReplicaSet(d, nonNil)
+	return best
 }
 
 // FindOldReplicaSets returns the old ReplicaSets of rss as upstream's
@@ -179,25 +185,42 @@ func FindNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.R
 // spec.replicas counts as active (the API server defaults it to 1); rss is
 // not modified.
 func FindOldReplicaSets(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (active, all []*appsv1.ReplicaSet) {
-	var nonNil []*appsv1.ReplicaSet
+	newRS := FindNewReplicaSet(d, rss)
+	nOld, nActive := 0, 0
 	for _, rs := range rss {
-		if rs != nil {
-			nonNil = append(nonNil, rs)
+		if isOldOf(rs, newRS) {
+			nOld++
+			if rs.Spec.Replicas == nil || *rs.Spec.Replicas != 0 {
+				nActive++
+			}
 		}
 	}
-	slices.SortFunc(nonNil, compareByCreation)
-	var newRS *appsv1.ReplicaSet
-	if d != nil {
-		newRS = findNewReplicaSet(d, nonNil)
+	if nOld == 0 {
+		return nil, nil
 	}
-	for _, rs := range nonNil {
-		if rs == newRS || newRS != nil && newRS.UID != "" && rs.UID == newRS.UID {
-			continue
+	all = make([]*appsv1.ReplicaSet, 0, nOld)
+	for _, rs := range rss {
+		if isOldOf(rs, newRS) {
+			all = append(all, rs)
 		}
-		all = append(all, rs)
+	}
+	if !slices.IsSortedFunc(all, compareByCreation) {
+		slices.SortFunc(all, compareByCreation)
+	}
+	if nActive == 0 {
+		return nil, all
+	}
+	active = make([]*appsv1.ReplicaSet, 0, nActive)
+	for _, rs := range all {
 		if rs.Spec.Replicas == nil || *rs.Spec.Replicas != 0 {
 			active = append(active, rs)
 		}
 	}
 	return active, all
+}
+
+// isOldOf reports whether rs (nil: no) is not newRS: another object and
+// another UID (an empty UID matches by identity only).
+func isOldOf(rs, newRS *appsv1.ReplicaSet) bool {
+	return rs != nil && rs != newRS && (newRS == nil || newRS.UID == "" || rs.UID != newRS.UID)
 }

@@ -82,13 +82,13 @@ func rollingStepAgainstPlan(t *rapid.T, huge bool) {
 		t.Fatal(err)
 	}
 	var want []string
-	if r.NewRS != nil {
+	if r.ScaleNew {
 		want = append(want, fmt.Sprintf("%s->%d", r.NewRS.Name, r.NewRS.To))
 	}
 	for _, st := range append(r.Cleanup.Steps, r.ScaleDown.Steps...) {
 		want = append(want, fmt.Sprintf("%s->%d", st.Name, st.To))
 	}
-	if r.NewRS != nil && r.NewRS.To < 0 {
+	if r.ScaleNew && r.NewRS.To < 0 {
 		// The API server refuses a negative size: the plan stops before
 		// that write and says so.
 		if len(got) != 0 || !strings.Contains(res.Stop, fmt.Sprint(r.NewRS.To)) {
@@ -112,7 +112,7 @@ func TestMaxScaledDownOldPodsWrapToZero(t *testing.T) {
 		{Name: "c", Created: t0.Add(2 * time.Second), Replicas: 2},
 	}
 	newRS := rollout.ReplicaSet{Name: "new", Created: t0.Add(time.Hour), Replicas: 3, AvailableReplicas: 3}
-	b, err := rollout.MaxScaledDown(p, append(old, newRS), newRS)
+	b, err := rollout.MaxScaledDown(p, append(old, newRS), len(old))
 	if !errors.Is(err, rollout.ErrOverflow) {
 		t.Errorf("err = %v, want ErrOverflow", err)
 	}
@@ -120,7 +120,7 @@ func TestMaxScaledDownOldPodsWrapToZero(t *testing.T) {
 		t.Errorf("budget %+v (%s), want OldPods 0 and MaxScaledDown 0, said", b, b)
 	}
 	r, _ := rollout.RollingStep(p, newRS, old)
-	if len(r.Cleanup.Steps)+len(r.ScaleDown.Steps) != 0 || r.NewRS != nil {
+	if len(r.Cleanup.Steps)+len(r.ScaleDown.Steps) != 0 || r.ScaleNew {
 		t.Errorf("RollingStep writes %s, upstream nothing", r)
 	}
 }

@@ -3,6 +3,7 @@ package rollout
 import (
 	"fmt"
 
+	"github.com/deploymath/deploymath/fencepost"
 	appsv1 "k8s.io/api/apps/v1"
 )
 
@@ -58,38 +59,56 @@ func (s Sizing) String() string {
 // Replicas. For example 10 replicas with maxSurge 3, an old ReplicaSet of 10
 // and a new one of 2: total 12, room for 1, so the new one goes to 3.
 //
-// all holds every ReplicaSet of the rollout, newRS included. A negative
-// size is an error naming it; when a sum leaves the int32 range the error
-// wraps [ErrOverflow] and Size is upstream's wrapped int32 result.
-func NewRSNewReplicas(p Params, all []ReplicaSet, newRS ReplicaSet) (Sizing, error) {
-	if err := checkParams(p); err != nil {
-		return Sizing{}, err
+// all holds every ReplicaSet of the rollout and newRS is the new one's
+// position in it. A negative size, or a position outside all, is an error
+// naming it; when a sum leaves the int32 range the error wraps
+// [ErrOverflow] and Size is upstream's wrapped int32 result (see
+// [Sizing.Overflow]). As upstream, the strategy must be RollingUpdate or
+// Recreate, and only maxSurge is read.
+func NewRSNewReplicas(p Params, all []ReplicaSet, newRS int) (s Sizing, err error) {
+	if p.Replicas < 0 {
+		return s, checkParams(p)
 	}
-	if err := checkReplicaSets("all", all); err != nil {
-		return Sizing{}, err
+	if uint(newRS) >= uint(len(all)) {
+		return s, fmt.Errorf("newRS: index %d out of range [0, %d)", newRS, len(all))
 	}
-	if newRS.Replicas < 0 {
-		return Sizing{}, fmt.Errorf("newRS (%s): replicas: invalid value %d: must be greater than or equal to 0", newRS.Name, newRS.Replicas)
-	}
-	var total sum32
+	// One pass: the sizes' exact total, and their sign bits together (a
+	// negative size: the loop that names it).
+	var total int64
+	var sign int32
 	for i := range all {
-		total.add(all[i].Replicas)
+		r := all[i].Replicas
+		total += int64(r)
+		sign |= r
 	}
-	surge, _ := p.Limits()
-	s, overflow := newRSSize(p, surge, total, newRS.Replicas)
-	if overflow {
-		return s, fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
+	if sign < 0 {
+		return s, checkReplicaSets("all", all)
 	}
-	return s, nil
+	var surge int32
+	switch p.Strategy {
+	case appsv1.RecreateDeploymentStrategyType:
+	case appsv1.RollingUpdateDeploymentStrategyType:
+		// Upstream resolves maxSurge alone here (maxUnavailable is not read).
+		if surge, err = fencepost.Scaled(p.MaxSurge, p.Replicas, true); err != nil {
+			return s, fmt.Errorf("params: maxSurge: %w", err)
+		}
+	default:
+		return s, fmt.Errorf("params: strategy: unsupported value %q: want %q or %q", p.Strategy, appsv1.RollingUpdateDeploymentStrategyType, appsv1.RecreateDeploymentStrategyType)
+	}
+	if newRSSize(&s, &p, surge, fitSum(total), all[newRS].Replicas) {
+		err = fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
+	}
+	return s, err
 }
 
 // newRSSize is NewRSNewReplicas for a total the caller summed (in int32,
-// as upstream: total.overflow says the exact sum did not fit).
-func newRSSize(p Params, surge int32, total sum32, was int32) (Sizing, bool) {
-	s := Sizing{Replicas: p.Replicas, Total: total.v, Was: was}
+// as upstream: total.overflow says the exact sum did not fit), into s. It
+// reports whether upstream's int32 arithmetic wrapped around.
+func newRSSize(s *Sizing, p *Params, surge int32, total sum32, was int32) bool {
+	*s = Sizing{Replicas: p.Replicas, Total: total.v, Was: was}
 	if p.Strategy == appsv1.RecreateDeploymentStrategyType {
 		s.Recreate, s.Size = true, p.Replicas
-		return s, false
+		return false
 	}
 	s.MaxSurge = surge
 	var o1, o2, o3, o4 bool
@@ -97,13 +116,13 @@ func newRSSize(p Params, surge int32, total sum32, was int32) (Sizing, bool) {
 	if s.Total >= s.MaxTotal {
 		s.Size = was
 		s.Overflow = total.overflow || o1
-		return s, s.Overflow
+		return s.Overflow
 	}
 	room, o2 := sub32(s.MaxTotal, s.Total)
 	missing, o3 := sub32(p.Replicas, was)
 	s.Size, o4 = add32(was, min(room, missing))
 	s.Overflow = total.overflow || o1 || o2 || o3 || o4
-	return s, s.Overflow
+	return s.Overflow
 }
 
 // newRSSize is NewRSNewReplicas for the planner's ReplicaSets, with the
@@ -115,7 +134,8 @@ func (p *planner) newRSSize(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSe
 			total.add(*rs.Spec.Replicas)
 		}
 	}
-	s, _ := newRSSize(p.params, p.maxSurge(), total, *newRS.Spec.Replicas)
+	var s Sizing
+	newRSSize(&s, &p.params, p.maxSurge(), total, *newRS.Spec.Replicas)
 	if p.w.opts.Quiet {
 		return s.Size, ""
 	}

@@ -276,7 +276,8 @@ func calls() map[string]func() {
 	c["rollout.MaxScaledDown"] = func() {
 		for _, p := range params {
 			for _, v := range values {
-				_, _ = rollout.MaxScaledDown(p, v, rollout.ReplicaSet{})
+				_, _ = rollout.MaxScaledDown(p, v, 0)
+				_, _ = rollout.MaxScaledDown(p, v, -1)
 			}
 		}
 	}
@@ -320,7 +321,8 @@ func calls() map[string]func() {
 	c["rollout.NewRSNewReplicas"] = func() {
 		for _, p := range params {
 			for _, v := range values {
-				_, _ = rollout.NewRSNewReplicas(p, v, rollout.ReplicaSet{})
+				_, _ = rollout.NewRSNewReplicas(p, v, 0)
+				_, _ = rollout.NewRSNewReplicas(p, v, len(v))
 			}
 		}
 	}
@@ -369,7 +371,7 @@ func calls() map[string]func() {
 	}
 	c["rollout.Rolling.String"] = func() {
 		_ = rollout.Rolling{}.String()
-		_ = rollout.Rolling{NewRS: &rollout.Step{}, Sizing: &rollout.Sizing{}, Budget: &rollout.Budget{}}.String()
+		_ = rollout.Rolling{ScaleNew: true, Sized: true, Budgeted: true}.String()
 	}
 	c["rollout.Share.String"] = func() {
 		for _, from := range []string{"", "zero", "none", "nothing", "annotation", "status"} {
