@@ -479,6 +479,11 @@ func calls() map[string]func() {
 			defaulting.PodTemplate(t)
 		}
 	}
+	c["defaulting.Stored"] = func() {
+		for _, t := range templates {
+			defaulting.Stored(t)
+		}
+	}
 	// internal/apirules
 	c["apirules.ConflictMessage"] = func() { apirules.ConflictMessage("", "") }
 	c["apirules.DeploymentGenerationBumps"] = func() {
