@@ -156,7 +156,7 @@ func (c Canary) rollOut(now time.Time, out *Outcome) error {
 
 	// 2. Grow the canary within replicas + maxSurge, up to the target.
 	if canary.Replicas < target {
-		s, err := rollout.NewRSNewReplicas(p, all, canary)
+		s, err := rollout.NewRSNewReplicas(p, all, 1)
 		if err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func (c Canary) rollOut(now time.Time, out *Outcome) error {
 
 	// 3. Shrink the stable ReplicaSet without breaking minAvailable.
 	if stable.Replicas > stableTarget {
-		b, err := rollout.MaxScaledDown(p, all, canary)
+		b, err := rollout.MaxScaledDown(p, all, 1)
 		if err != nil {
 			return err
 		}
@@ -272,7 +272,7 @@ func (c Canary) status(now time.Time, out *Outcome) error {
 	}
 	out.Status = s
 	if cond := progressing(&s); cond != nil && len(out.Scale) == 0 {
-		out.Requeue = rollout.RequeueAfter(p, complete, cond, cond.LastUpdateTime.Time, now)
+		out.Requeue = rollout.RequeueAfter(p, complete, cond, now)
 	}
 	return nil
 }
