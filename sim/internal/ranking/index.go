@@ -1,6 +1,7 @@
 package ranking
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -38,7 +39,8 @@ type Index struct {
 	restarts map[int32]int32
 	created  map[time.Duration]int32
 	lo, hi   time.Duration
-	live     int // indexed (active) pods
+	live     int    // indexed (active) pods
+	stamp    uint32 // numbers the picks
 }
 
 // ref is where a pod's entry is: group number g (0 for none: the pod is
@@ -62,23 +64,68 @@ type binKey struct {
 }
 
 // bin holds the groups of one binKey: for ready pods one group per
-// readiness time, in increasing time; otherwise one group.
+// readiness time, otherwise one group. Its first pod at a ranking (its
+// candidate) is kept from one pick to the next while the bin's pods are
+// the same (version) and the ranking's instant is in [from, until), in
+// which the candidate's group keeps its readiness bucket.
 type bin struct {
-	key    binKey
-	live   int
-	groups []int32 // group numbers
+	key  binKey
+	live int
+	// heads sums up the groups, in increasing readiness time: what
+	// finding the candidate reads, in contiguous memory
+	heads   []head
+	version uint32 // bumped at every change of the bin's pods
+
+	// the candidate, computed at version, for rankings in [from, until)
+	// (kept: beyond the pick that computed it)
+	cand        cand
+	cached      uint32
+	kept        bool
+	from, until time.Duration
+	stamp       uint32 // the last pick that took pods of the bin
+}
+
+// head sums up a group in its bin: its readiness time, its number and
+// its smallest UID (stale: to be read again from the group); in the pick
+// stamp, after pods of the group were taken, next is the smallest UID of
+// the others (done: none).
+type head struct {
+	readyAt time.Duration
+	uid     uint64
+	g       int32
+	stale   bool
+	done    bool
+	stamp   uint32
+	next    uint64
+}
+
+// cand is a bin's first pod at a ranking: its readiness bucket (0 for pods
+// not ready), its UID and its group's place j in the bin's heads.
+type cand struct {
+	order int64
+	uid   uint64
+	j     int32 // -1: none
+}
+
+// before reports whether a goes before b in the order of a tier.
+func (a *cand) before(b *cand) bool {
+	if a.order != b.order {
+		return a.order < b.order
+	}
+	return a.uid < b.uid
 }
 
 // group holds the entries of the pods of one bin with one readiness time
 // (ready pods) or of the whole bin: ents[head:sorted] in increasing UID,
 // ents[sorted:] in arrival order, dead of ents[head:] removed.
 type group struct {
-	b             *bin
-	readyAt       time.Duration
-	ents          []entry
-	head, sorted  int
-	live, dead    int
-	cursor, order int // scratch of a pick: the merge's position, the group's bucket
+	b            *bin
+	j            int // the group's place in b.heads
+	readyAt      time.Duration
+	ents         []entry
+	head, sorted int
+	live, dead   int
+	cursor       int // the pick's next entry (see head.stamp)
 }
 
 // NewIndex returns the index of the active pods of pods.
@@ -204,23 +251,35 @@ func (x *Index) add(i int, p *Pod) ref {
 		at = p.ReadyAt
 	}
 	// the group of at: most often the latest
-	j := len(b.groups)
-	if j == 0 || x.groups[b.groups[j-1]-1].readyAt != at {
-		j, _ = slices.BinarySearchFunc(b.groups, at, func(g int32, at time.Duration) int {
-			return compareDurations(x.groups[g-1].readyAt, at)
+	j := len(b.heads) - 1
+	if j < 0 || b.heads[j].readyAt != at {
+		var found bool
+		j, found = slices.BinarySearchFunc(b.heads, at, func(h head, at time.Duration) int {
+			return compareDurations(h.readyAt, at)
 		})
-		if j == len(b.groups) || x.groups[b.groups[j]-1].readyAt != at {
-			b.groups = slices.Insert(b.groups, j, x.newGroup(b, at))
+		if !found {
+			gn := x.newGroup(b, at)
+			b.heads = slices.Insert(b.heads, j, head{readyAt: at, g: gn, uid: p.UID})
+			x.renumber(b, j)
 		}
-	} else {
-		j--
 	}
-	gn := b.groups[j]
-	g := x.groups[gn-1]
+	h := &b.heads[j]
+	g := x.groups[h.g-1]
 	g.ents = append(g.ents, entry{uid: p.UID, idx: int32(i)})
 	g.live++
 	b.live++
-	return ref{g: gn, pos: int32(len(g.ents) - 1)}
+	b.version++
+	if p.UID < h.uid {
+		h.uid = p.UID
+	}
+	return ref{g: h.g, pos: int32(len(g.ents) - 1)}
+}
+
+// renumber sets the places of b's groups from j on.
+func (x *Index) renumber(b *bin, j int) {
+	for ; j < len(b.heads); j++ {
+		x.groups[b.heads[j].g-1].j = j
+	}
 }
 
 func compareDurations(a, b time.Duration) int {
@@ -248,15 +307,20 @@ func (x *Index) newGroup(b *bin, at time.Duration) int32 {
 // drop removes the entry at r; an empty group leaves its bin.
 func (x *Index) drop(r ref) {
 	g := x.groups[r.g-1]
-	g.ents[r.pos].idx = -1
+	b := g.b
+	e := &g.ents[r.pos]
+	if h := &b.heads[g.j]; e.uid == h.uid {
+		h.stale = true // its smallest UID left
+	}
+	e.idx = -1
 	g.live--
 	g.dead++
-	g.b.live--
+	b.live--
+	b.version++
 	switch {
 	case g.live == 0:
-		b := g.b
-		j := slices.Index(b.groups, r.g)
-		b.groups = slices.Delete(b.groups, j, j+1)
+		b.heads = slices.Delete(b.heads, g.j, g.j+1)
+		x.renumber(b, g.j)
 		clear(g.ents)
 		g.ents, g.head, g.sorted, g.dead = g.ents[:0], 0, 0, 0
 		x.free = append(x.free, r.g)
@@ -286,6 +350,10 @@ func (x *Index) compact(gn int32, g *group) {
 		}
 	}
 	g.ents, g.head, g.sorted, g.dead = out, 0, len(out), 0
+	if len(out) > 0 {
+		hd := &g.b.heads[g.j]
+		hd.uid, hd.stale = out[0].uid, false
+	}
 }
 
 func compareUIDs(a, b uint64) int {
@@ -313,10 +381,21 @@ func (x *Index) ready(gn int32, g *group) {
 
 // pick appends to out the indices of the first n indexed pods (n below
 // the number of indexed pods) in the order of the comparator, which must
-// be total (see total), with co-location counts colo at now.
+// be total (see total), with co-location counts colo at now: the pods of
+// the best prefix's bins (a tier), then of the next prefix's, and so on.
 func (x *Index) pick(out []int32, colo []int32, n int, now time.Duration, pk *Picker) []int32 {
+	x.stamp++
+	if x.stamp == 0 { // wrapped: no bin or head may keep an old stamp
+		for _, b := range x.list {
+			b.stamp = 0
+			for j := range b.heads {
+				b.heads[j].stamp = 0
+			}
+		}
+		x.stamp = 1
+	}
 	tier := pk.tier[:0]
-	var done uint64 = 1<<64 - 1 // the prefixes above this one are used up
+	var done uint64 = 1<<64 - 1 // the prefixes from this one up are used up
 	for len(out) < n {
 		// the best prefix below done, and its bins
 		var best uint64
@@ -337,43 +416,30 @@ func (x *Index) pick(out []int32, colo []int32, n int, now time.Duration, pk *Pi
 		if len(tier) == 0 {
 			break // fewer than n pods: not a caller's case
 		}
-		out = x.merge(out, tier, n, now, pk)
+		out = x.merge(out, tier, n, now)
 		done = best
 	}
 	pk.tier = tier[:0]
 	return out
 }
 
-// merge appends to out, up to n in all, the pods of the bins of tier (of
-// one class) in the order of their readiness bucket (ready pods), then
-// their UID: a merge of the groups' heads.
-func (x *Index) merge(out []int32, tier []*bin, n int, now time.Duration, pk *Picker) []int32 {
-	h := pk.heads[:0]
+// merge appends to out, up to n in all, the pods of the bins of tier (one
+// prefix, so one class) in the order of their readiness bucket (ready
+// pods), then their UID: a heap of the bins by their candidates.
+func (x *Index) merge(out []int32, tier []*bin, n int, now time.Duration) []int32 {
+	h := tier[:0] // the bins with a candidate, a min-heap
 	for _, b := range tier {
-		for _, gn := range b.groups {
-			g := x.groups[gn-1]
-			x.ready(gn, g)
-			g.cursor, g.order = g.head, 0
-			if b.key.ready {
-				g.order = int(logRank(now - g.readyAt))
-			}
-			h = append(h, gn)
+		if x.candidate(b, now).j >= 0 {
+			h = append(h, b)
 		}
-	}
-	less := func(a, b int32) bool {
-		ga, gb := x.groups[a-1], x.groups[b-1]
-		if ga.order != gb.order {
-			return ga.order < gb.order
-		}
-		return ga.ents[ga.cursor].uid < gb.ents[gb.cursor].uid
 	}
 	sift := func(i int) {
 		for {
 			l, m := 2*i+1, i
-			if l < len(h) && less(h[l], h[m]) {
+			if l < len(h) && h[l].cand.before(&h[m].cand) {
 				m = l
 			}
-			if r := l + 1; r < len(h) && less(h[r], h[m]) {
+			if r := l + 1; r < len(h) && h[r].cand.before(&h[m].cand) {
 				m = r
 			}
 			if m == i {
@@ -387,18 +453,94 @@ func (x *Index) merge(out []int32, tier []*bin, n int, now time.Duration, pk *Pi
 		sift(i)
 	}
 	for len(out) < n && len(h) > 0 {
-		g := x.groups[h[0]-1]
-		out = append(out, g.ents[g.cursor].idx)
-		g.cursor++
-		for g.cursor < len(g.ents) && g.ents[g.cursor].idx < 0 {
-			g.cursor++
+		b := h[0]
+		out = append(out, x.take(b))
+		if len(out) == n {
+			break // b's next candidate is not needed
 		}
-		if g.cursor == len(g.ents) {
+		if x.candidate(b, now).j < 0 {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
 		}
 		sift(0)
 	}
-	pk.heads = h[:0]
 	return out
+}
+
+// take returns the index of b's candidate, taken by the pick x.stamp.
+func (x *Index) take(b *bin) int32 {
+	b.stamp, b.kept = x.stamp, false
+	hd := &b.heads[b.cand.j]
+	g := x.groups[hd.g-1]
+	if hd.stamp != x.stamp {
+		x.ready(hd.g, g)
+		hd.stamp, g.cursor = x.stamp, g.head
+	}
+	idx := g.ents[g.cursor].idx
+	g.cursor++
+	for g.cursor < len(g.ents) && g.ents[g.cursor].idx < 0 {
+		g.cursor++
+	}
+	hd.done = g.cursor == len(g.ents)
+	if !hd.done {
+		hd.next = g.ents[g.cursor].uid
+	}
+	return idx
+}
+
+// candidate sets and returns b's candidate at now (j -1 when the pick
+// x.stamp took every pod of b): its first pod not taken, the smallest UID
+// among its groups of the lowest readiness bucket. The candidate is kept
+// while b's pods are the same and its group stays in its bucket, unless
+// the pick took pods of b.
+func (x *Index) candidate(b *bin, now time.Duration) *cand {
+	if b.kept && b.cached == b.version && b.from <= now && now < b.until {
+		return &b.cand
+	}
+	best := cand{j: -1}
+	for j := range b.heads {
+		hd := &b.heads[j]
+		uid := hd.uid
+		switch {
+		case hd.stamp == x.stamp:
+			if hd.done {
+				continue
+			}
+			uid = hd.next
+		case hd.stale:
+			g := x.groups[hd.g-1]
+			x.ready(hd.g, g)
+			hd.uid, hd.stale = g.ents[g.head].uid, false
+			uid = hd.uid
+		}
+		c := cand{uid: uid, j: int32(j)}
+		if b.key.ready {
+			c.order = logRank(now - hd.readyAt)
+		}
+		if best.j < 0 || c.before(&best) {
+			best = c
+		}
+	}
+	// The candidate's group keeps its bucket until its bucket's end; the
+	// others' buckets only grow, so none of them comes first before.
+	until := time.Duration(math.MaxInt64)
+	if best.j >= 0 && b.key.ready {
+		until = bucketEnd(b.heads[best.j].readyAt, best.order, now)
+	}
+	// (a candidate after pods taken by this pick holds for this pick only)
+	b.cand, b.cached, b.kept, b.from, b.until = best, b.version, b.stamp != x.stamp, now, until
+	return &b.cand
+}
+
+// bucketEnd is the first instant, after now, at which the readiness
+// bucket of a pod ready at readyAt is no longer l (its bucket at now);
+// now+1 (no caching) where logRank leaves its fast path.
+func bucketEnd(readyAt time.Duration, l int64, now time.Duration) time.Duration {
+	switch {
+	case l < 0:
+		return readyAt + 1 // since: 0 or less, until it is 1
+	case l >= 49:
+		return now + 1
+	}
+	return readyAt + 1<<(l+1)
 }

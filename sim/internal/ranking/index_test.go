@@ -1,6 +1,7 @@
 package ranking
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -54,16 +55,16 @@ func (s *indexed) remove(i int, inactiveFirst bool) {
 
 // drawPod draws a pod like those of a rolling update's ReplicaSets: most
 // created in the same second, never restarted, ready at one of a few
-// seconds; one in odd+1 created later, one in odd+1 restarted (the
-// comparator may then not be total), some not ready, unassigned or
-// inactive.
+// seconds; one in odd+1 created later and one in odd+1 restarted, unless
+// odd is 0 (the comparator may then not be total); some not ready,
+// unassigned or inactive.
 func drawPod(t *rapid.T, uid uint64, now time.Duration, odd int) Pod {
-	p := Pod{UID: uid, Active: rapid.IntRange(0, 9).Draw(t, "inactive") > 0, Slot: int32(rapid.IntRange(0, 3).Draw(t, "slot"))}
-	if rapid.IntRange(0, odd).Draw(t, "oddCreated") == 0 {
+	p := Pod{UID: uid, Active: rapid.IntRange(0, 9).Draw(t, "inactive") > 0, Slot: int32(rapid.IntRange(0, 7).Draw(t, "slot"))}
+	if odd > 0 && rapid.IntRange(0, odd).Draw(t, "oddCreated") == 0 {
 		// 0 to 60 s: at a minute, in the bucket of 0 s or in a smaller one
 		p.Created = time.Duration(rapid.SampledFrom([]int{5, 20, 40, 59}).Draw(t, "created")) * time.Second
 	}
-	if rapid.IntRange(0, odd).Draw(t, "restarted") == 0 {
+	if odd > 0 && rapid.IntRange(0, odd).Draw(t, "restarted") == 0 {
 		p.Restarts = 1
 	}
 	phase := uint8(2)
@@ -73,7 +74,7 @@ func drawPod(t *rapid.T, uid uint64, now time.Duration, odd int) Pod {
 	p.Ready = phase == 2 && rapid.IntRange(0, 3).Draw(t, "notReady") > 0
 	if p.Ready {
 		// seconds before now: a few readiness buckets, many pods per second
-		p.ReadyAt = now - time.Duration(rapid.SampledFrom([]int{1, 2, 3, 5, 9, 17, 30, 31, 33, 40}).Draw(t, "readySince"))*time.Second
+		p.ReadyAt = now - time.Duration(rapid.SampledFrom([]int{0, 1, 2, 3, 5, 9, 17, 30, 31, 33, 40}).Draw(t, "readySince"))*time.Second
 	}
 	p.Class = Class(p.Slot != 0, phase, p.Ready)
 	return p
@@ -87,9 +88,10 @@ func drawPod(t *rapid.T, uid uint64, now time.Duration, odd int) Pod {
 func TestIndexPick(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		now := time.Minute
-		s := &indexed{set: set{colo: make([]int32, 4)}, x: &Index{}}
+		s := &indexed{set: set{colo: make([]int32, 8)}, x: &Index{}}
 		uid := uint64(0)
-		odd := rapid.SampledFrom([]int{2, 20}).Draw(t, "odd") // one pod in odd+1 is created or restarted otherwise
+		// one pod in odd+1 is created or restarted otherwise (none for 0)
+		odd := rapid.SampledFrom([]int{0, 0, 2, 50}).Draw(t, "odd")
 		for range rapid.IntRange(0, 200).Draw(t, "initial") {
 			uid++
 			s.appendPod(drawPod(t, uid, now, odd))
@@ -98,7 +100,7 @@ func TestIndexPick(t *testing.T) {
 			s.x = NewIndex(s.pods)
 		}
 		for range rapid.IntRange(1, 30).Draw(t, "steps") {
-			switch op := rapid.IntRange(0, 9).Draw(t, "op"); {
+			switch op := rapid.IntRange(0, 11).Draw(t, "op"); {
 			case op < 3 && len(s.pods) > 0:
 				s.remove(rapid.IntRange(0, len(s.pods)-1).Draw(t, "removed"), rapid.Bool().Draw(t, "inactiveFirst"))
 			case op < 5 && len(s.pods) > 0:
@@ -110,19 +112,28 @@ func TestIndexPick(t *testing.T) {
 					uid++
 					s.appendPod(drawPod(t, uid, now, odd))
 				}
-			default:
+			case op < 10:
 				now += time.Duration(rapid.IntRange(0, 20).Draw(t, "later")) * time.Second
-			}
+			} // otherwise: no change
 			checkIndexed(t, s, now)
 			if s.active < 2 || !s.x.total(now) {
 				continue
 			}
-			n := rapid.IntRange(1, s.active-1).Draw(t, "n")
+			// a few pods most often, as scale-downs go; sometimes picked
+			// again before a change, at the same instant or later
+			n := rapid.IntRange(1, min(s.active-1, rapid.SampledFrom([]int{3, 3, 1000}).Draw(t, "most"))).Draw(t, "n")
 			var pk, ref Picker
 			got := s.x.pick(nil, s.colo, n, now, &pk)
 			want := ref.selectHeap(s.pods, s.colo, n, now)
 			if !slices.Equal(got, want) {
 				t.Fatalf("at %v, %d of %d pods: index picked %v, the heap %v", now, n, s.active, got, want)
+			}
+			if rapid.Bool().Draw(t, "deletePicked") { // as the ReplicaSet controller does
+				for _, i := range got {
+					p := s.pods[i]
+					p.Active = false
+					s.setPod(int(i), p)
+				}
 			}
 		}
 	})
@@ -165,20 +176,25 @@ func checkIndexed(t *rapid.T, s *indexed, now time.Duration) {
 		if e := g.ents[r.pos]; e.idx != int32(i) || e.uid != p.UID {
 			t.Fatalf("pod %d's entry is %+v", i, e)
 		}
-		if k := g.b.key; k.class != p.Class || k.ready != p.Ready || k.slot != p.Slot || p.Ready && g.readyAt != p.ReadyAt {
+		if k := g.b.key; g.b.heads[g.j].g != r.g || k.class != p.Class || k.ready != p.Ready || k.slot != p.Slot || p.Ready && g.readyAt != p.ReadyAt {
 			t.Fatalf("pod %d in the group of %+v at %v", i, k, g.readyAt)
 		}
 		seen++
 	}
 	live := 0
 	for _, g := range x.groups {
-		if g == nil {
+		if g == nil || g.live == 0 {
 			continue
 		}
+		smallest := uint64(math.MaxUint64)
 		for _, e := range g.ents {
 			if e.idx >= 0 {
 				live++
+				smallest = min(smallest, e.uid)
 			}
+		}
+		if hd := g.b.heads[g.j]; hd.readyAt != g.readyAt || !hd.stale && hd.uid != smallest {
+			t.Fatalf("group %d's head %+v: readiness %v, smallest UID %d", hd.g, hd, g.readyAt, smallest)
 		}
 	}
 	if live != seen {
@@ -258,5 +274,45 @@ func TestIndexTotal(t *testing.T) {
 	s.setPod(2, p)
 	if !s.x.total(now) {
 		t.Fatal("not total once the restarted pod is inactive")
+	}
+}
+
+// TestIndexCandidateTime: a bin's candidate kept from a pick is not used
+// once its readiness bucket has changed. Nodes 1 and 2 have two pods
+// each, node 3 one; the first pick takes node 2's pod g (UID 0, ready
+// when A, UID 1, on node 1 was); a few seconds later a pod B (UID 2) is
+// added on node 3, ready since as long as A was at the first pick: B is
+// now in A's old bucket and A in a later one, so B goes first (with A's
+// old bucket kept, A would, on its smaller UID). A ready at the first
+// pick (bucket -1) and 2 s before it (bucket 30).
+func TestIndexCandidateTime(t *testing.T) {
+	t0 := 10 * time.Minute
+	for _, c := range []struct{ since, later time.Duration }{
+		{0, 2 * time.Second},
+		{2 * time.Second, time.Second},
+	} {
+		s := &indexed{set: set{colo: make([]int32, 4)}, x: &Index{}}
+		ready := func(uid uint64, slot int32, at time.Duration) Pod {
+			return Pod{UID: uid, Active: true, Ready: true, ReadyAt: at, Slot: slot, Class: Class(true, 2, true)}
+		}
+		s.appendPod(ready(1, 1, t0-c.since)) // A
+		s.appendPod(ready(10, 1, t0-time.Hour))
+		s.appendPod(ready(0, 2, t0-c.since)) // g
+		s.appendPod(ready(11, 2, t0-time.Hour))
+		s.appendPod(ready(12, 3, t0-time.Hour))
+		var pk, ref Picker
+		for _, now := range []time.Duration{t0, t0 + c.later} {
+			if now > t0 {
+				s.appendPod(ready(2, 3, now-c.since)) // B
+			}
+			got := s.x.pick(nil, s.colo, 1, now, &pk)
+			want := ref.selectHeap(s.pods, s.colo, 1, now)
+			if !slices.Equal(got, want) {
+				t.Errorf("since %v, at %v: index picked %v, the heap %v", c.since, now, got, want)
+			}
+			if wantUID := map[bool]uint64{false: 0, true: 2}[now > t0]; s.pods[want[0]].UID != wantUID {
+				t.Errorf("since %v, at %v: the heap picked UID %d, want %d", c.since, now, s.pods[want[0]].UID, wantUID)
+			}
+		}
 	}
 }

@@ -220,7 +220,6 @@ type Picker struct {
 	out   []int32
 	colo  []int32 // a copy of colo when its length is not a power of two
 	tier  []*bin  // Index.pick's bins of one prefix
-	heads []int32 // Index.merge's heap of groups
 }
 
 // Pick returns the indices of the n active pods to delete first, in order,
