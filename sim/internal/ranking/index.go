@@ -32,8 +32,8 @@ type Index struct {
 	refs   []ref    // refs[i]: the group and position of pods[i]'s entry (g 0: none)
 	groups []*group // by number-1 (ref.g); nil: free
 	free   []int32  // free group numbers
-	bins   map[binKey]*bin
-	list   []*bin // every bin, in creation order
+	bySlot [][]*bin // the bins of each node slot
+	list   []*bin   // every bin, in creation order
 	// restarts and created count the active pods by restart count and
 	// creation time; lo and hi are created's smallest and largest keys.
 	restarts map[int32]int32
@@ -148,11 +148,13 @@ func (x *Index) Set(i int, old, p *Pod) {
 	if i == len(x.refs) {
 		x.refs = append(x.refs, ref{})
 	}
-	if old.Active {
-		x.count(old, -1)
-	}
-	if p.Active {
-		x.count(p, 1)
+	if old.Active != p.Active || old.Restarts != p.Restarts || old.Created != p.Created {
+		if old.Active {
+			x.count(old, -1)
+		}
+		if p.Active {
+			x.count(p, 1)
+		}
 	}
 	r := x.refs[i]
 	if r.g != 0 && p.Active {
@@ -237,13 +239,19 @@ func (x *Index) total(now time.Duration) bool {
 // add adds pods[i], which is p (active), to its group and returns its ref.
 func (x *Index) add(i int, p *Pod) ref {
 	k := binKey{class: p.Class, ready: p.Ready, slot: p.Slot}
-	if x.bins == nil {
-		x.bins = map[binKey]*bin{}
+	if int(k.slot) >= len(x.bySlot) {
+		x.bySlot = slices.Grow(x.bySlot, int(k.slot)+1-len(x.bySlot))[:k.slot+1]
 	}
-	b := x.bins[k]
+	var b *bin
+	for _, c := range x.bySlot[k.slot] { // a few classes at most
+		if c.key == k {
+			b = c
+			break
+		}
+	}
 	if b == nil {
 		b = &bin{key: k}
-		x.bins[k] = b
+		x.bySlot[k.slot] = append(x.bySlot[k.slot], b)
 		x.list = append(x.list, b)
 	}
 	var at time.Duration
