@@ -15,7 +15,8 @@ import (
 //
 // When the pods all have the same restart count and their creation times
 // the same logarithmic bucket at the ranking's instant (the old pods of a
-// rolling update, created together, never restarted), upstream's
+// rolling update, created together, never restarted), and their classes
+// say whether they are ready (as a simulator's do), upstream's
 // comparator is a strict total order over them: the class, the
 // co-location rank, for ready pods the readiness bucket, then the UID.
 // (Two ready pods with the same readiness time fall through to restarts
@@ -40,6 +41,7 @@ type Index struct {
 	created  map[time.Duration]int32
 	lo, hi   time.Duration
 	live     int    // indexed (active) pods
+	odd      int    // indexed pods whose class says otherwise than Ready
 	stamp    uint32 // numbers the picks
 }
 
@@ -148,7 +150,7 @@ func (x *Index) Set(i int, old, p *Pod) {
 	if i == len(x.refs) {
 		x.refs = append(x.refs, ref{})
 	}
-	if old.Active != p.Active || old.Restarts != p.Restarts || old.Created != p.Created {
+	if old.Active != p.Active || old.Restarts != p.Restarts || old.Created != p.Created || old.Ready != p.Ready || old.Class != p.Class {
 		if old.Active {
 			x.count(old, -1)
 		}
@@ -197,6 +199,9 @@ func (x *Index) count(p *Pod, d int32) {
 		x.restarts, x.created = map[int32]int32{}, map[time.Duration]int32{}
 	}
 	x.live += int(d)
+	if p.Ready != (p.Class&1 != 0) {
+		x.odd += int(d)
+	}
 	if x.restarts[p.Restarts] += d; x.restarts[p.Restarts] == 0 {
 		delete(x.restarts, p.Restarts)
 	}
@@ -233,7 +238,7 @@ func (x *Index) bounds() {
 // total reports whether upstream's comparator is a strict total order over
 // the indexed pods at now (see the type's comment).
 func (x *Index) total(now time.Duration) bool {
-	return len(x.restarts) <= 1 && (len(x.created) <= 1 || logRank(now-x.lo) == logRank(now-x.hi))
+	return x.odd == 0 && len(x.restarts) <= 1 && (len(x.created) <= 1 || logRank(now-x.lo) == logRank(now-x.hi))
 }
 
 // add adds pods[i], which is p (active), to its group and returns its ref.

@@ -55,9 +55,10 @@ func (s *indexed) remove(i int, inactiveFirst bool) {
 
 // drawPod draws a pod like those of a rolling update's ReplicaSets: most
 // created in the same second, never restarted, ready at one of a few
-// seconds; one in odd+1 created later and one in odd+1 restarted, unless
-// odd is 0 (the comparator may then not be total); some not ready,
-// unassigned or inactive.
+// seconds; one in odd+1 created later, one in odd+1 restarted and one in
+// odd+1 with a class that says otherwise than Ready, unless odd is 0 (the
+// comparator may then not be total); some not ready, unassigned or
+// inactive.
 func drawPod(t *rapid.T, uid uint64, now time.Duration, odd int) Pod {
 	p := Pod{UID: uid, Active: rapid.IntRange(0, 9).Draw(t, "inactive") > 0, Slot: int32(rapid.IntRange(0, 7).Draw(t, "slot"))}
 	if odd > 0 && rapid.IntRange(0, odd).Draw(t, "oddCreated") == 0 {
@@ -77,6 +78,9 @@ func drawPod(t *rapid.T, uid uint64, now time.Duration, odd int) Pod {
 		p.ReadyAt = now - time.Duration(rapid.SampledFrom([]int{0, 1, 2, 3, 5, 9, 17, 30, 31, 33, 40}).Draw(t, "readySince"))*time.Second
 	}
 	p.Class = Class(p.Slot != 0, phase, p.Ready)
+	if odd > 0 && rapid.IntRange(0, odd).Draw(t, "oddClass") == 0 {
+		p.Class ^= 1 // the class says otherwise than Ready (not a simulator's pod)
+	}
 	return p
 }
 
@@ -151,7 +155,8 @@ func checkIndexed(t *rapid.T, s *indexed, now time.Duration) {
 			if first == nil {
 				first = p
 			}
-			total = total && p.Restarts == first.Restarts && logRank(now-p.Created) == logRank(now-first.Created)
+			total = total && p.Restarts == first.Restarts && logRank(now-p.Created) == logRank(now-first.Created) &&
+				p.Ready == (p.Class&1 != 0)
 		}
 	}
 	if x.total(now) != total {
@@ -274,6 +279,19 @@ func TestIndexTotal(t *testing.T) {
 	s.setPod(2, p)
 	if !s.x.total(now) {
 		t.Fatal("not total once the restarted pod is inactive")
+	}
+	// a ready pod in a class of pods not ready: the comparator is not
+	// transitive across a class that mixes both
+	p = s.pods[1]
+	p.Ready, p.ReadyAt = true, now-time.Second
+	s.setPod(1, p)
+	if s.x.total(now) {
+		t.Fatal("total with a ready pod of a class not ready")
+	}
+	p.Class = Class(true, 2, true)
+	s.setPod(1, p)
+	if !s.x.total(now) {
+		t.Fatal("not total once the pod's class says ready")
 	}
 }
 
