@@ -33,13 +33,16 @@ import (
 //     ReplicaSet of the template;
 //   - when the template has changed and no rollout is under way, creates
 //     the canary ReplicaSet (size 0, the next revision) and starts the
-//     rollout at the first step (a change during a rollout waits for its
-//     end);
-//   - otherwise runs [Decide] on the two ReplicaSets (again at once when
-//     a step is reached, for the next one) and writes its outcome: the
+//     rollout at the first step, recorded in the status (a change during
+//     a rollout waits for its end);
+//   - then runs [Decide] on the two ReplicaSets (again at once when a
+//     step is reached, for the next one) and writes its outcome: the
 //     sizes, the deletions, the events, then the status (step,
 //     promotion, counts, the Progressing condition), and requeues when
 //     Decide says.
+//
+// Its own status writes do not queue a Canary again (see Watches): a
+// reconcile goes as far as it can.
 type Controller struct {
 	// seen, set by tests only, is how the stable side's scale-down sees
 	// the canary: it plants the bug the property test must catch.
@@ -130,7 +133,10 @@ func (c *Controller) Reconcile(ctx *sim.Context, req sim.Request) (sim.Reconcile
 		}
 		ctx.Recorder().Eventf(&k, corev1.EventTypeNormal, "Created", "created stable replica set %s with %d pods", rs.Name, k.Spec.Replicas)
 		st.StableReplicaSet = rs.Name
-		return sim.ReconcileResult{}, writeStatus(cl, &k, st)
+		if err := writeStatus(cl, &k, st); err != nil {
+			return sim.ReconcileResult{}, err
+		}
+		stable, rss = rs, append(rss, rs)
 	case stable == nil:
 		stable, canary = cur, nil
 		st.StableReplicaSet, st.CanaryReplicaSet, st.Step = cur.Name, "", steps
@@ -145,8 +151,16 @@ func (c *Controller) Reconcile(ctx *sim.Context, req sim.Request) (sim.Reconcile
 		st.CanaryReplicaSet, st.Step = rs.Name, 0
 		setProgressing(st, corev1.ConditionTrue, rollout.ReplicaSetUpdatedReason, fmt.Sprintf("%s is progressing at step 1", k.Name), ctx.Now())
 		st.ObservedGeneration = k.Generation
-		return sim.ReconcileResult{}, writeStatus(cl, &k, st)
+		if err := writeStatus(cl, &k, st); err != nil {
+			return sim.ReconcileResult{}, err
+		}
+		if cur == nil {
+			rss = append(rss, rs)
+		}
+		canary = rs
 	}
+	// On to the decision at once: nothing else may queue the Canary (its
+	// status writes do not, see Watches).
 
 	r, err := rolloutOf(&k, st, stable, canary, rss)
 	if err != nil {
@@ -159,6 +173,10 @@ func (c *Controller) Reconcile(ctx *sim.Context, req sim.Request) (sim.Reconcile
 		}
 		if err := write(ctx, &k, st, rss, out); err != nil {
 			return sim.ReconcileResult{}, err
+		}
+		if out.Promote && cur != canary {
+			// The template changed during the rollout: start the next one.
+			return sim.ReconcileResult{Requeue: true}, nil
 		}
 		if out.Step == r.Step || out.Promote || len(out.Scale) > 0 {
 			switch {

@@ -104,3 +104,11 @@ func (r *recorder) Failed() bool              { return r.failed }
 func TestStallAfterStep(t *testing.T) {
 	simtest.Replay(t, "testdata/simtest/stall-after-step.yaml", config(nil))
 }
+
+// Another: the reconcile that started a rollout (recorded in the status)
+// returned, and, with a write conflict injected into an earlier attempt,
+// nothing queued the Canary again: the rollout never began, nor halted.
+// The reconcile now goes on to the decision at once.
+func TestStallAfterStart(t *testing.T) {
+	simtest.Replay(t, "testdata/simtest/stall-after-start.yaml", config(nil))
+}

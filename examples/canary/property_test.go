@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,19 +25,26 @@ import (
 // config is the property test's configuration; seen, when set, plants a
 // bug in the controllers (see Controller.seen).
 func config(seen func(rollout.ReplicaSet) rollout.ReplicaSet) simtest.Config {
+	// An hour to settle: two rollouts of 20 pods, one pod at a time, each
+	// up to 30s to start, 30s to become ready and 5s minReadySeconds,
+	// take 45 minutes.
+	faults := simtest.DefaultFaults()
+	faults.Settle = time.Hour
 	return simtest.Config{
+		Faults:      &faults,
 		Scheme:      NewScheme(),
 		Controllers: func() []sim.Controller { return []sim.Controller{&Controller{seen: seen}} },
 		Base:        drawCanary,
 		Invariants:  invariants,
 		Converged:   promoted,
-		End:         haltsWhenBroken,
+		End:         haltsInTime,
 	}
 }
 
 // drawCanary draws a Canary of web:1 (replicas, fenceposts, steps,
 // minReadySeconds, a progress deadline above the faults' outages, a
-// history limit) and the apply of web:2 that starts its rollout.
+// history limit), the apply of web:2 that starts its rollout and, in a
+// third of the cases, the apply of web:3 later.
 func drawCanary(t *rapid.T) *sim.Scenario {
 	replicas := rapid.Int32Range(1, 20).Draw(t, "replicas")
 	var surge, unavailable intstr.IntOrString
@@ -69,10 +77,17 @@ func drawCanary(t *rapid.T) *sim.Scenario {
 	v2.Spec.Template.Spec.Containers[0].Image = "web:2"
 	at := time.Duration(rapid.IntRange(10, 180).Draw(t, "rolloutAt")) * time.Second
 	off := false
-	return sim.NewScenario("canary").
+	sc := sim.NewScenario("canary").
 		WithCluster(sim.Cluster{DeploymentController: &off}).
 		WithObject(k).
 		WithApply(at, v2)
+	if rapid.IntRange(0, 2).Draw(t, "web:3?") == 0 {
+		// A newer version, during the rollout or after it.
+		v3 := k.DeepCopy()
+		v3.Spec.Template.Spec.Containers[0].Image = "web:3"
+		sc.WithApply(at+time.Duration(rapid.IntRange(0, 300).Draw(t, "web:3At"))*time.Second, v3)
+	}
+	return sc
 }
 
 // canaryView is a Canary with its ReplicaSets, read from the API server.
@@ -308,17 +323,21 @@ func promoted(r sim.Reader) error {
 	return nil
 }
 
-// haltsWhenBroken: when every pod of web:2 fails (a failure rule of
-// probability 1), its rollout is never promoted, and it has halted once
-// the progress deadline has passed since its last progress (a few
-// seconds allowed for the requeue and its retries).
-func haltsWhenBroken(r sim.Reader, c *simtest.Case) error {
+// haltsInTime is checked at the end of every run: a rollout still under
+// way whose progress deadline has passed since its last progress has
+// halted (a few seconds allowed for the requeue and its retries); and
+// when every pod of the last version applied fails (a failure rule of
+// probability 1), that version is never promoted.
+func haltsInTime(r sim.Reader, c *simtest.Case) error {
+	last := "web:2"
+	for _, st := range c.Scenario.Steps {
+		if strings.Contains(string(st.Apply), `"web:3"`) {
+			last = "web:3"
+		}
+	}
 	broken := false
 	for _, f := range c.Scenario.Cluster.Failures {
-		broken = broken || f.Image == "web:2" && (f.Probability == nil || *f.Probability == 1)
-	}
-	if !broken {
-		return nil
+		broken = broken || f.Image == last && (f.Probability == nil || *f.Probability == 1)
 	}
 	vs, err := view(r)
 	if err != nil {
@@ -327,8 +346,8 @@ func haltsWhenBroken(r sim.Reader, c *simtest.Case) error {
 	end := sim.Epoch.Add(c.Result.Summary.End)
 	for _, v := range vs {
 		k := &v.k
-		if k.Status.StableReplicaSet == k.Name+"-"+hashing.PodTemplateHash(&k.Spec.Template, nil) {
-			return fmt.Errorf("%s: every pod of web:2 fails, yet it was promoted: %s", k.Name, k.DescribeStatus())
+		if broken && k.Status.StableReplicaSet == k.Name+"-"+hashing.PodTemplateHash(&k.Spec.Template, nil) {
+			return fmt.Errorf("%s: every pod of %s fails, yet it was promoted: %s", k.Name, last, k.DescribeStatus())
 		}
 		cond := progressing(k.Status.Conditions)
 		if k.Status.CanaryReplicaSet == "" || cond == nil || cond.Reason == rollout.TimedOutReason {
@@ -336,7 +355,7 @@ func haltsWhenBroken(r sim.Reader, c *simtest.Case) error {
 		}
 		deadline := time.Duration(*paramsOf(&k.Spec).ProgressDeadlineSeconds) * time.Second
 		if due := cond.LastUpdateTime.Add(deadline + 10*time.Second); !end.Before(due) {
-			return fmt.Errorf("%s: every pod of web:2 fails and the deadline (%s) has passed since the last progress at %s, yet the rollout is not halted: %s",
+			return fmt.Errorf("%s: the deadline (%s) has passed since the last progress at %s, yet the rollout is not halted: %s",
 				k.Name, deadline, cond.LastUpdateTime.Sub(sim.Epoch), k.DescribeStatus())
 		}
 	}

@@ -1,7 +1,6 @@
 package simtest
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deploymath/deploymath/sim"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -117,12 +117,44 @@ func (cfg Config) options() sim.Options {
 }
 
 // Run runs sc with the controllers and invariants of cfg and checks it as
-// [Check] checks a drawn case. The error says every way the case failed:
-// the run stopped (a controller that keeps syncing at one instant without
-// settling, a panic), a violated invariant (yours or a built-in one of
-// [sim.Options].Check), not converged at the end of a run whose faults
-// heal, or Config.End. The Case is returned either way.
+// [Check] checks a drawn case. The error, a *[Failure], says every way the
+// case failed. The Case is returned either way.
 func Run(sc *sim.Scenario, cfg Config) (*Case, error) { return run(sc, cfg, true) }
+
+// Failure is how a case failed: the error of [Run].
+type Failure struct {
+	// Stopped is why the run stopped: the scenario does not run with the
+	// controllers (an unregistered kind, an invalid object), a controller
+	// kept reconciling at one instant without settling, or panicked.
+	Stopped error
+	// Violations are the broken invariants: yours and the built-in ones
+	// of [sim.Options].Check, in time order.
+	Violations []sim.Violation
+	// NotConverged is Converged's error at the end of a run whose faults
+	// all healed.
+	NotConverged error
+	// End is Config.End's error.
+	End error
+	// At is when the run ended.
+	At time.Duration
+}
+
+func (f *Failure) Error() string {
+	var lines []string
+	if f.Stopped != nil {
+		lines = append(lines, "the run stopped: "+f.Stopped.Error())
+	}
+	for _, v := range f.Violations {
+		lines = append(lines, "violated "+v.String())
+	}
+	if f.NotConverged != nil {
+		lines = append(lines, fmt.Sprintf("not converged at the end (t=%s), though every fault healed: %v", f.At, f.NotConverged))
+	}
+	if f.End != nil {
+		lines = append(lines, fmt.Sprintf("at the end (t=%s): %v", f.At, f.End))
+	}
+	return strings.Join(lines, "\n")
+}
 
 // run is Run; without trace the run builds no trace (sim.Options.NoTrace,
 // about half the time of a small run).
@@ -132,29 +164,25 @@ func run(sc *sim.Scenario, cfg Config, trace bool) (*Case, error) {
 	c := &Case{Scenario: sc, Heals: Heals(sc), hosted: len(o.Controllers) > 0}
 	s, err := sim.New(sc, o)
 	if err != nil {
-		return c, fmt.Errorf("the scenario does not run: %w", err)
+		return c, &Failure{Stopped: err}
 	}
 	res, err := s.Run()
 	if err != nil {
-		return c, fmt.Errorf("the run stopped: %w", err)
+		return c, &Failure{Stopped: err}
 	}
 	c.Result = res
-	var errs []error
-	for _, v := range res.Violations {
-		errs = append(errs, fmt.Errorf("violated %s", v))
-	}
+	f := &Failure{Violations: res.Violations, At: res.Summary.End}
 	r := s.APIReader()
 	if c.Heals && cfg.Converged != nil {
-		if err := cfg.Converged(r); err != nil {
-			errs = append(errs, fmt.Errorf("not converged at the end (t=%s), though every fault healed: %w", res.Summary.End, err))
-		}
+		f.NotConverged = cfg.Converged(r)
 	}
 	if cfg.End != nil {
-		if err := cfg.End(r, c); err != nil {
-			errs = append(errs, fmt.Errorf("at the end (t=%s): %w", res.Summary.End, err))
-		}
+		f.End = cfg.End(r, c)
 	}
-	return c, errors.Join(errs...)
+	if len(f.Violations) == 0 && f.NotConverged == nil && f.End == nil {
+		return c, nil
+	}
+	return c, f
 }
 
 // Check runs the property test of cfg with rapid: each case draws a
@@ -193,7 +221,20 @@ func Check(t rapid.TB, cfg Config) {
 		if c.Result != nil {
 			rt.Logf("trace of the failing run (also in %s):\n%s", strings.TrimSuffix(file, ".yaml")+".golden", c.Result.Text())
 		}
-		rt.Fatalf("%v\n\n%s", err, where)
+		// One call site for each kind of failure: rapid shrinks a case
+		// only to cases that fail at the same line, so the shrunk case
+		// fails as the first one did.
+		f := err.(*Failure)
+		switch {
+		case f.Stopped != nil:
+			rt.Fatalf("%v\n\n%s", err, where)
+		case len(f.Violations) > 0:
+			rt.Fatalf("%v\n\n%s", err, where)
+		case f.NotConverged != nil:
+			rt.Fatalf("%v\n\n%s", err, where)
+		default:
+			rt.Fatalf("%v\n\n%s", err, where)
+		}
 	})
 }
 
