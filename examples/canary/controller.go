@@ -137,6 +137,12 @@ func (c *Controller) Reconcile(ctx *sim.Context, req sim.Request) (sim.Reconcile
 			return sim.ReconcileResult{}, err
 		}
 		stable, rss = rs, append(rss, rs)
+	case stable == nil && canary != nil:
+		// A promotion deleted the old stable ReplicaSet but its status
+		// was not written (or someone deleted the stable ReplicaSet): the
+		// canary is the stable one.
+		stable, canary = canary, nil
+		st.StableReplicaSet, st.CanaryReplicaSet, st.Step = stable.Name, "", steps
 	case stable == nil:
 		stable, canary = cur, nil
 		st.StableReplicaSet, st.CanaryReplicaSet, st.Step = cur.Name, "", steps
@@ -195,9 +201,24 @@ func (c *Controller) Reconcile(ctx *sim.Context, req sim.Request) (sim.Reconcile
 }
 
 // write writes a decision: the sizes, the deletions, the events, then
-// the status of k (st, updated; k takes the stored object).
+// the status of k (st, updated; k takes the stored object); a promotion's
+// status goes first.
 func write(ctx *sim.Context, k *Canary, st *CanaryStatus, rss []*appsv1.ReplicaSet, out Outcome) error {
 	cl := ctx.Client()
+	st.Step = int32(out.Step)
+	if out.Promote {
+		st.StableReplicaSet, st.CanaryReplicaSet = st.CanaryReplicaSet, ""
+	}
+	statusFrom(st, &out.Status)
+	st.ObservedGeneration = k.Generation
+	if out.Promote {
+		// Record the promotion before deleting the old stable side: a
+		// delete that fails is retried by the cleanup of the next
+		// reconcile, a status that fails would leave no stable side.
+		if err := writeStatus(cl, k, st); err != nil {
+			return err
+		}
+	}
 	for _, s := range out.Scale {
 		rs := find(rss, byName(s.Name)).DeepCopy()
 		rs.Spec.Replicas = &s.To
@@ -214,12 +235,6 @@ func write(ctx *sim.Context, k *Canary, st *CanaryStatus, rss []*appsv1.ReplicaS
 	for _, e := range out.Events {
 		ctx.Recorder().Event(k, e.Type, e.Reason, e.Message)
 	}
-	st.Step = int32(out.Step)
-	if out.Promote {
-		st.StableReplicaSet, st.CanaryReplicaSet = st.CanaryReplicaSet, ""
-	}
-	statusFrom(st, &out.Status)
-	st.ObservedGeneration = k.Generation
 	return writeStatus(cl, k, st)
 }
 

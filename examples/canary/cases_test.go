@@ -13,6 +13,10 @@ import (
 	"github.com/deploymath/deploymath/sim/simtest"
 )
 
+// The cases the property test found, kept as scenario files under
+// testdata/simtest: the planted bug's, and the real bugs found while this
+// example was written, each replayed with simtest.Replay.
+
 // plantedBug is the bug the property test must catch: the stable side
 // shrinks as if the canary's pods were all available (its scale-down
 // budget and the available pods it counts ignore the canary's
@@ -111,4 +115,14 @@ func TestStallAfterStep(t *testing.T) {
 // The reconcile now goes on to the decision at once.
 func TestStallAfterStart(t *testing.T) {
 	simtest.Replay(t, "testdata/simtest/stall-after-start.yaml", config(nil))
+}
+
+// A third: with an informer delay, the status write of a promotion was
+// refused (a stale Canary) after the old stable ReplicaSet was deleted;
+// the next reconcile found no stable side and created one for the
+// newest template at full size (14 pods for 7 replicas + maxSurge 4).
+// A promotion is now recorded before the deletion, and a canary without
+// a stable side becomes the stable one.
+func TestPromotionStatusLost(t *testing.T) {
+	simtest.Replay(t, "testdata/simtest/promotion-status-lost.yaml", config(nil))
 }
