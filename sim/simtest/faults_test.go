@@ -54,7 +54,11 @@ func TestDrawOnTopOfTheBase(t *testing.T) {
 			t.Fatalf("the base's readiness was replaced: %+v", sc.Cluster.Readiness)
 		}
 		if !slices.IsSortedFunc(sc.Steps, func(a, b sim.Step) int { return int(a.At - b.At) }) {
-			t.Fatalf("steps out of order: %+v", sc.Steps)
+			var at []string
+			for _, st := range sc.Steps {
+				at = append(at, time.Duration(st.At).String())
+			}
+			t.Fatalf("steps out of order: at %v", at)
 		}
 		var nodes []string
 		for _, n := range sc.Cluster.Nodes {
