@@ -125,33 +125,35 @@ func (c *Controller) Reconcile(ctx *sim.Context, req sim.Request) (sim.Reconcile
 		st.CanaryReplicaSet, st.Step = "", steps
 	}
 
-	switch {
-	case stable == nil && cur == nil:
-		rs, err := create(cl, newReplicaSet(&k, hash, k.Spec.Replicas, revision.MaxRevision(rss)+1))
-		if err != nil {
-			return sim.ReconcileResult{}, err
+	if stable == nil {
+		switch {
+		case canary != nil:
+			// A promotion deleted the old stable ReplicaSet but its
+			// status was not written (or someone deleted the stable
+			// ReplicaSet): the canary is the stable one.
+			stable, canary = canary, nil
+		case cur != nil:
+			stable = cur // its status was lost: adopt it
+		default:
+			rs, err := create(cl, newReplicaSet(&k, hash, k.Spec.Replicas, revision.MaxRevision(rss)+1))
+			if err != nil {
+				return sim.ReconcileResult{}, err
+			}
+			ctx.Recorder().Eventf(&k, corev1.EventTypeNormal, "Created", "created stable replica set %s with %d pods", rs.Name, k.Spec.Replicas)
+			stable, cur, rss = rs, rs, append(rss, rs)
 		}
-		ctx.Recorder().Eventf(&k, corev1.EventTypeNormal, "Created", "created stable replica set %s with %d pods", rs.Name, k.Spec.Replicas)
-		st.StableReplicaSet = rs.Name
+		st.StableReplicaSet, st.CanaryReplicaSet, st.Step = stable.Name, "", steps
 		if err := writeStatus(cl, &k, st); err != nil {
 			return sim.ReconcileResult{}, err
 		}
-		stable, rss = rs, append(rss, rs)
-	case stable == nil && canary != nil:
-		// A promotion deleted the old stable ReplicaSet but its status
-		// was not written (or someone deleted the stable ReplicaSet): the
-		// canary is the stable one.
-		stable, canary = canary, nil
-		st.StableReplicaSet, st.CanaryReplicaSet, st.Step = stable.Name, "", steps
-	case stable == nil:
-		stable, canary = cur, nil
-		st.StableReplicaSet, st.CanaryReplicaSet, st.Step = cur.Name, "", steps
-	case canary == nil && cur != stable:
+	}
+	if canary == nil && cur != stable {
 		rs := cur
 		if rs == nil {
 			if rs, err = create(cl, newReplicaSet(&k, hash, 0, revision.MaxRevision(rss)+1)); err != nil {
 				return sim.ReconcileResult{}, err
 			}
+			rss = append(rss, rs)
 		}
 		ctx.Recorder().Eventf(&k, corev1.EventTypeNormal, "RolloutStarted", "canary replica set %s, step 1 of %d", rs.Name, steps)
 		st.CanaryReplicaSet, st.Step = rs.Name, 0
@@ -160,10 +162,7 @@ func (c *Controller) Reconcile(ctx *sim.Context, req sim.Request) (sim.Reconcile
 		if err := writeStatus(cl, &k, st); err != nil {
 			return sim.ReconcileResult{}, err
 		}
-		if cur == nil {
-			rss = append(rss, rs)
-		}
-		canary = rs
+		cur, canary = rs, rs
 	}
 	// On to the decision at once: nothing else may queue the Canary (its
 	// status writes do not, see Watches).
