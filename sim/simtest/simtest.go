@@ -139,6 +139,7 @@ type Failure struct {
 	At time.Duration
 }
 
+// Error lists the ways the case failed, one a line.
 func (f *Failure) Error() string {
 	var lines []string
 	if f.Stopped != nil {
