@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/deploymath/deploymath/sim"
+	"github.com/deploymath/deploymath/sim/simtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -68,5 +71,29 @@ func TestCommandErrors(t *testing.T) {
 		if code := run(&out, &errs, c.args); code != c.code || !strings.Contains(errs.String(), c.want) {
 			t.Errorf("%v: exit %d, %q; want %d, %q", c.args, code, errs.String(), c.code, c.want)
 		}
+	}
+}
+
+// The command runs a case the property test wrote as Replay runs it
+// with the shipped controller (which passes it): the same trace.
+func TestCommandRunsACase(t *testing.T) {
+	const file = "testdata/simtest/planted-bug.yaml"
+	var out, errs bytes.Buffer
+	if code := run(&out, &errs, []string{file}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	sc, err := sim.LoadScenario(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := simtest.Run(sc, config(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(c.Result.Text(), out.String()); diff != "" {
+		t.Errorf("go run . %s (-replay +got):\n%s", file, diff)
+	}
+	if !strings.Contains(out.String(), "Promoted promoted web-5955c6c578") {
+		t.Errorf("the shipped controller does not promote:\n%s", out.String())
 	}
 }
