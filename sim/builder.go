@@ -46,6 +46,16 @@ func (sc *Scenario) WithConfigMap(cm *corev1.ConfigMap) *Scenario { return sc.wi
 // WithSecret adds a Secret created at time 0.
 func (sc *Scenario) WithSecret(s *corev1.Secret) *Scenario { return sc.withObject(s) }
 
+// WithObject adds any object the scenario format takes in objects (see
+// [Scenario].Objects): a Deployment, ConfigMap or Secret (created at time
+// 0, as with WithDeployment), a ReplicaSet, Pod, Node or ResourceQuota
+// (stored as it is, status included), or an object of a kind of your own
+// (stored as it is; the run decodes it with [Options].Scheme). obj is
+// copied. The apiVersion and kind of a built-in kind may be left empty;
+// an object of your own kind must carry them (its TypeMeta), since the
+// manifest names its kind.
+func (sc *Scenario) WithObject(obj Object) *Scenario { return sc.withObject(obj) }
+
 // WithSteps appends steps (in time order, one action each).
 func (sc *Scenario) WithSteps(steps ...Step) *Scenario {
 	sc.Steps = append(sc.Steps, steps...)
@@ -53,7 +63,8 @@ func (sc *Scenario) WithSteps(steps ...Step) *Scenario {
 }
 
 // WithApply appends a step that applies obj at time at, like kubectl apply:
-// a *appsv1.Deployment, *corev1.ConfigMap or *corev1.Secret (copied).
+// a *appsv1.Deployment, *corev1.ConfigMap or *corev1.Secret, or an object
+// of a kind of your own with its apiVersion and kind set (copied).
 func (sc *Scenario) WithApply(at time.Duration, obj any) *Scenario {
 	if raw := sc.manifest(obj); raw != nil {
 		sc.Steps = append(sc.Steps, Step{At: Duration(at), Apply: raw})
@@ -91,8 +102,18 @@ func (sc *Scenario) manifest(obj any) json.RawMessage {
 			o.APIVersion, o.Kind = "v1", "Secret"
 			c = o
 		}
+	case *appsv1.ReplicaSet, *corev1.Pod, *corev1.Node, *corev1.ResourceQuota:
+		c = typedCopy(o.(Object))
+	case Object:
+		if orNil(o) != nil {
+			if o.GetObjectKind().GroupVersionKind().Kind == "" {
+				sc.fail(fmt.Errorf("%T %s: apiVersion and kind are required for an object of your own kind (set its TypeMeta)", obj, o.GetName()))
+				return nil
+			}
+			c = o.DeepCopyObject()
+		}
 	default:
-		sc.fail(fmt.Errorf("unsupported object %T (want *appsv1.Deployment, *corev1.ConfigMap or *corev1.Secret)", obj))
+		sc.fail(fmt.Errorf("unsupported object %T (want a Kubernetes object: *appsv1.Deployment, *corev1.ConfigMap, … or a kind of your own)", obj))
 		return nil
 	}
 	if c == nil {
@@ -105,6 +126,26 @@ func (sc *Scenario) manifest(obj any) json.RawMessage {
 		return nil
 	}
 	return raw
+}
+
+// typedCopy copies a ReplicaSet, Pod, Node or ResourceQuota with its
+// apiVersion and kind set; nil for a nil pointer.
+func typedCopy(o Object) any {
+	if orNil(o) == nil {
+		return nil
+	}
+	c := o.DeepCopyObject().(Object)
+	switch c.(type) {
+	case *appsv1.ReplicaSet:
+		c.GetObjectKind().SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))
+	case *corev1.Pod:
+		c.GetObjectKind().SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Pod"))
+	case *corev1.Node:
+		c.GetObjectKind().SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Node"))
+	case *corev1.ResourceQuota:
+		c.GetObjectKind().SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ResourceQuota"))
+	}
+	return c
 }
 
 // fail keeps the first error of the builder; [New] returns it.

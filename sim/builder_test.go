@@ -135,7 +135,7 @@ func TestNewScenarioRefusals(t *testing.T) {
 		{"struct without objects", &Scenario{Name: "empty", Steps: []Step{{At: Duration(time.Minute), Scale: new(int32)}}}, `scenario "empty" has no objects: add a Deployment with WithDeployment`},
 		{"invalid deployment", NewScenario("neg").WithDeployment(negative), `"objects[0].spec.replicas"`},
 		{"nil deployment", NewScenario("nil").WithDeployment(nilDeployment), "*v1.Deployment: must not be nil"},
-		{"unsupported apply", NewScenario("pod").WithDeployment(builtDeployment()).WithApply(time.Second, &corev1.Pod{}), "unsupported object *v1.Pod"},
+		{"unsupported apply", NewScenario("pod").WithDeployment(builtDeployment()).WithApply(time.Second, &corev1.Pod{}), `"steps[0].apply.kind": unsupported object apiVersion "v1" kind "Pod"`},
 		{"two actions", NewScenario("two").WithDeployment(builtDeployment()).WithSteps(Step{Pause: true, Resume: true}), `field "steps[0]": a step needs exactly one action, found 2`},
 		{"steps out of order", NewScenario("order").WithDeployment(builtDeployment()).WithSteps(Step{At: Duration(time.Minute), Pause: true}, Step{Resume: true}), `"steps[1].at": steps must be in time order`},
 	} {

@@ -1,40 +1,3 @@
-// Command canary is a canary controller built on deploymath's rollout
-// building blocks alone, without [rollout.Plan]: a workload of its own kind
-// (a [Canary]: a stable and a canary ReplicaSet, rollout [rollout.Params]
-// and weighted steps) and a pure [Reconcile] that decides, from the
-// ReplicaSets' sizes and pod counts, what to write next. An in-memory
-// cluster drives it through a whole rollout and prints the timeline; run it
-// with `go run ./examples/canary`.
-//
-// # The reconcile rule
-//
-// A step of weight w (a percent) gives the canary the target size
-// ceil(w × replicas / 100) and the stable ReplicaSet the rest. One reconcile
-// does at most one kind of scaling and then returns, as the Deployment
-// controller's RollingUpdate sync does:
-//
-//  1. Timed out ([rollout.TimedOut] on the status): halt. Nothing is scaled
-//     any more; a person has to look at the canary.
-//  2. Grow the canary: [rollout.NewRSNewReplicas] gives the room left under
-//     replicas + maxSurge; the canary takes it, but never beyond the step's
-//     target.
-//  3. Shrink the stable ReplicaSet: [rollout.MaxScaledDown] is the budget
-//     that does not count on the canary's unavailable pods; within it (and
-//     never below the stable target) [rollout.CleanupUnhealthy] removes
-//     unavailable stable pods, then [rollout.ScaleDownOld] removes
-//     available ones as far as minAvailable allows.
-//  4. Nothing to scale and the step is reached (the canary runs its target,
-//     all available, no other stable pod left): go to the next step. After
-//     the last one (100%, [rollout.Complete]) promote: the canary becomes
-//     the stable ReplicaSet, the old stable one joins the history, and
-//     [rollout.HistoryToDelete] picks the empty ones beyond
-//     revisionHistoryLimit to delete.
-//
-// Every reconcile ends with the status: [rollout.Counts] over both
-// ReplicaSets, and the Progressing condition refreshed when the counts made
-// progress ([rollout.Progressing]), set to NewReplicaSetAvailable once
-// promoted, to ProgressDeadlineExceeded when [rollout.TimedOut]; the
-// outcome says when to look again ([rollout.RequeueAfter]).
 package main
 
 import (
@@ -50,10 +13,9 @@ import (
 	"github.com/deploymath/deploymath/rollout"
 )
 
-// Canary is a workload rolled out in weighted steps. The controller owns
-// Step, Status and History; the ReplicaSets' pod counts come from the
-// cluster.
-type Canary struct {
+// Rollout is a canary's rollout as the decision sees it: plain values,
+// read from a [Canary] and its ReplicaSets by the [Controller].
+type Rollout struct {
 	Name string
 	// Params are the rollout's parameters: replicas, maxSurge and
 	// maxUnavailable, the progress deadline, revisionHistoryLimit.
@@ -66,8 +28,8 @@ type Canary struct {
 	// History holds the old stable ReplicaSets, oldest first.
 	History []rollout.ReplicaSet
 
-	// Step is the position in Steps being rolled out; len(Steps) once
-	// promoted.
+	// Step is the position in Steps being rolled out; len(Steps) when no
+	// rollout is under way.
 	Step int
 	// Status holds the counts and the Progressing condition, in the shape
 	// the progress blocks read.
@@ -75,7 +37,8 @@ type Canary struct {
 }
 
 // Outcome is one reconcile's decision. The caller writes Scale and Delete
-// to the cluster, in order, then takes the Canary of [Canary.Apply].
+// to the cluster, in order, then the new step and status (and, on
+// promotion, the canary as the stable ReplicaSet).
 type Outcome struct {
 	// Scale are the ReplicaSet sizes to write.
 	Scale []Scale
@@ -92,7 +55,13 @@ type Outcome struct {
 	// Requeue says when to look again if nothing changes before.
 	Requeue rollout.Requeue
 	// Events explain the decision, in order.
-	Events []string
+	Events []Event
+}
+
+// Event is a Kubernetes Event the decision records about the Canary.
+type Event struct {
+	// Type is Normal or Warning.
+	Type, Reason, Message string
 }
 
 // Scale is one ReplicaSet's new size.
@@ -108,7 +77,7 @@ func Target(weight, replicas int32) int32 {
 }
 
 // Validate checks the parts of c the rollout arithmetic does not.
-func (c Canary) Validate() error {
+func (c Rollout) Validate() error {
 	var errs []error
 	if len(c.Steps) == 0 || c.Steps[len(c.Steps)-1] != 100 {
 		errs = append(errs, fmt.Errorf("steps: %v: must end with 100", c.Steps))
@@ -127,22 +96,50 @@ func (c Canary) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Reconcile decides the next writes for c at now. It never changes c.
-func Reconcile(c Canary, now time.Time) (Outcome, error) {
+// Decide decides the next writes for c at now. It never changes c.
+func Decide(c Rollout, now time.Time) (Outcome, error) { return decide(c, now, nil) }
+
+// decide is Decide; seen, when set, is how step 3 sees the canary (a
+// test plants a bug with it).
+func decide(c Rollout, now time.Time, seen func(rollout.ReplicaSet) rollout.ReplicaSet) (Outcome, error) {
 	if err := c.Validate(); err != nil {
 		return Outcome{}, err
 	}
 	out := Outcome{Step: c.Step}
 	if c.Step < len(c.Steps) {
-		if err := c.rollOut(now, &out); err != nil {
+		if err := c.rollOut(now, &out, seen); err != nil {
 			return Outcome{}, err
 		}
+	} else if err := c.steady(&out); err != nil {
+		return Outcome{}, err
 	}
 	return out, c.status(now, &out)
 }
 
+// steady is a reconcile without a rollout under way: the stable
+// ReplicaSet follows a change of replicas; once all its pods are
+// available, an old ReplicaSet that still has pods is scaled to 0, and
+// the empty ones beyond revisionHistoryLimit are deleted.
+func (c Rollout) steady(out *Outcome) error {
+	s, p := c.Stable, c.Params
+	if s.Replicas != p.Replicas {
+		out.scale(s.Name, s.Replicas, p.Replicas, fmt.Sprintf("replicas %d", p.Replicas))
+		return nil
+	}
+	if s.AvailableReplicas < p.Replicas {
+		return nil
+	}
+	for _, h := range c.History {
+		if h.Replicas > 0 {
+			out.scale(h.Name, h.Replicas, 0, "an old replica set outside a rollout")
+			return nil
+		}
+	}
+	return c.cleanup(c.History, out)
+}
+
 // rollOut is steps 1–4 of the rule.
-func (c Canary) rollOut(now time.Time, out *Outcome) error {
+func (c Rollout) rollOut(now time.Time, out *Outcome, seen func(rollout.ReplicaSet) rollout.ReplicaSet) error {
 	p := c.Params
 	target := Target(c.Steps[c.Step], p.Replicas)
 	stableTarget := p.Replicas - target
@@ -167,6 +164,10 @@ func (c Canary) rollOut(now time.Time, out *Outcome) error {
 	}
 
 	// 3. Shrink the stable ReplicaSet without breaking minAvailable.
+	if seen != nil {
+		canary = seen(canary)
+		all = []rollout.ReplicaSet{stable, canary}
+	}
 	if stable.Replicas > stableTarget {
 		b, err := rollout.MaxScaledDown(p, all, 1)
 		if err != nil {
@@ -200,6 +201,7 @@ func (c Canary) rollOut(now time.Time, out *Outcome) error {
 
 	// 4. The step is reached: the canary runs its target, all available,
 	// and no other stable pod is left.
+	canary = c.Canary
 	reached := canary.Replicas == target && canary.AvailableReplicas == target &&
 		stable.Replicas == stableTarget && stable.StatusReplicas == stableTarget
 	if !reached {
@@ -207,22 +209,31 @@ func (c Canary) rollOut(now time.Time, out *Outcome) error {
 	}
 	out.Step = c.Step + 1
 	if out.Step < len(c.Steps) {
-		out.Events = append(out.Events, fmt.Sprintf("step %d reached (%d%%: canary %d, stable %d), on to %d%%",
+		out.event(corev1.EventTypeNormal, "StepReached", fmt.Sprintf("step %d reached (%d%%: canary %d, stable %d), on to %d%%",
 			c.Step+1, c.Steps[c.Step], target, stableTarget, c.Steps[out.Step]))
 		return nil
 	}
 	out.Promote = true
-	out.Events = append(out.Events, fmt.Sprintf("promoted %s: it is the stable replica set now", canary.Name))
-	h, err := rollout.HistoryToDelete(p, append(slices.Clone(c.History), stable))
+	out.event(corev1.EventTypeNormal, "Promoted", fmt.Sprintf("promoted %s: it is the stable replica set now", canary.Name))
+	return c.cleanup(append(slices.Clone(c.History), stable), out)
+}
+
+// cleanup deletes the empty old ReplicaSets beyond revisionHistoryLimit
+// ([rollout.HistoryToDelete]), history oldest first.
+func (c Rollout) cleanup(history []rollout.ReplicaSet, out *Outcome) error {
+	h, err := rollout.HistoryToDelete(c.Params, history)
 	if err != nil {
 		return err
 	}
-	history := append(slices.Clone(c.History), stable)
 	for _, i := range h.Delete {
 		out.Delete = append(out.Delete, history[i].Name)
-		out.Events = append(out.Events, fmt.Sprintf("deleted old replica set %s: %s", history[i].Name, h))
+		out.event(corev1.EventTypeNormal, "DeletedReplicaSet", fmt.Sprintf("deleted old replica set %s: %s", history[i].Name, h))
 	}
 	return nil
+}
+
+func (o *Outcome) event(typ, reason, msg string) {
+	o.Events = append(o.Events, Event{Type: typ, Reason: reason, Message: msg})
 }
 
 func (o *Outcome) scale(name string, from, to int32, why string) {
@@ -231,12 +242,12 @@ func (o *Outcome) scale(name string, from, to int32, why string) {
 	if to < from {
 		dir = "down"
 	}
-	o.Events = append(o.Events, fmt.Sprintf("scaled %s %s from %d to %d: %s", dir, name, from, to, why))
+	o.event(corev1.EventTypeNormal, "ScalingReplicaSet", fmt.Sprintf("scaled %s %s from %d to %d: %s", dir, name, from, to, why))
 }
 
 // status is the end of every reconcile: counts, the Progressing condition,
 // the requeue.
-func (c Canary) status(now time.Time, out *Outcome) error {
+func (c Rollout) status(now time.Time, out *Outcome) error {
 	p := c.Params
 	// Updated pods are the canary's, or the stable ones once promoted.
 	all, newRS := []rollout.ReplicaSet{c.Stable}, 0
@@ -259,51 +270,41 @@ func (c Canary) status(now time.Time, out *Outcome) error {
 	complete := promoted && rollout.Complete(p, 0, &s)
 	switch {
 	case complete:
-		setProgressing(&s, corev1.ConditionTrue, rollout.NewRSAvailableReason, fmt.Sprintf("%s has successfully progressed", c.Name), now)
+		setProgressingIn(&s, corev1.ConditionTrue, rollout.NewRSAvailableReason, fmt.Sprintf("%s has successfully progressed", c.Name), now)
 	case !out.Halted && (rollout.Progressing(&c.Status, &s) || out.Step != c.Step):
-		setProgressing(&s, corev1.ConditionTrue, rollout.ReplicaSetUpdatedReason, fmt.Sprintf("%s is progressing at step %d", c.Name, out.Step+1), now)
+		setProgressingIn(&s, corev1.ConditionTrue, rollout.ReplicaSetUpdatedReason, fmt.Sprintf("%s is progressing at step %d", c.Name, out.Step+1), now)
 	case out.Halted || rollout.TimedOut(p, &s, now):
 		// A halt sticks: progress after the deadline does not resume it.
-		if cond := progressing(&s); cond.Reason != rollout.TimedOutReason {
-			out.Events = append(out.Events, fmt.Sprintf("progress deadline exceeded at step %d: rollout halted", c.Step+1))
+		if cond := progressing(s.Conditions); cond == nil || cond.Reason != rollout.TimedOutReason {
+			out.event(corev1.EventTypeWarning, rollout.TimedOutReason, fmt.Sprintf("progress deadline exceeded at step %d: rollout halted", c.Step+1))
 		}
-		setProgressing(&s, corev1.ConditionFalse, rollout.TimedOutReason, fmt.Sprintf("%s has timed out progressing", c.Name), now)
+		setProgressingIn(&s, corev1.ConditionFalse, rollout.TimedOutReason, fmt.Sprintf("%s has timed out progressing", c.Name), now)
 		out.Halted = true
 	}
 	out.Status = s
-	if cond := progressing(&s); cond != nil && len(out.Scale) == 0 {
+	if cond := progressing(s.Conditions); cond != nil && len(out.Scale) == 0 {
 		out.Requeue = rollout.RequeueAfter(p, complete, cond, now)
 	}
 	return nil
 }
 
-// Apply returns c after o: the new step, status and, on promotion, the
-// canary as the stable ReplicaSet. Sizes are the cluster's to report.
-func (c Canary) Apply(o Outcome) Canary {
-	c.Step, c.Status = o.Step, o.Status
-	if o.Promote {
-		history := append(slices.Clone(c.History), c.Stable)
-		c.History = slices.DeleteFunc(history, func(rs rollout.ReplicaSet) bool { return slices.Contains(o.Delete, rs.Name) })
-		c.Stable, c.Canary = c.Canary, rollout.ReplicaSet{}
-	}
-	return c
-}
-
-func progressing(s *appsv1.DeploymentStatus) *appsv1.DeploymentCondition {
-	for i := range s.Conditions {
-		if s.Conditions[i].Type == appsv1.DeploymentProgressing {
-			return &s.Conditions[i]
+// progressing is the Progressing condition of conds, nil if none.
+func progressing(conds []appsv1.DeploymentCondition) *appsv1.DeploymentCondition {
+	for i := range conds {
+		if conds[i].Type == appsv1.DeploymentProgressing {
+			return &conds[i]
 		}
 	}
 	return nil
 }
 
-// setProgressing replaces the Progressing condition of s (whose conditions
-// are s's own), keeping its transition time when the status stays.
-func setProgressing(s *appsv1.DeploymentStatus, status corev1.ConditionStatus, reason, msg string, now time.Time) {
+// setProgressingIn replaces the Progressing condition of s (whose
+// conditions are s's own), keeping its transition time when the status
+// stays.
+func setProgressingIn(s *appsv1.DeploymentStatus, status corev1.ConditionStatus, reason, msg string, now time.Time) {
 	c := appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: status, Reason: reason, Message: msg,
 		LastUpdateTime: metav1.NewTime(now), LastTransitionTime: metav1.NewTime(now)}
-	if cur := progressing(s); cur != nil {
+	if cur := progressing(s.Conditions); cur != nil {
 		if cur.Status == status && cur.Reason == reason && reason != rollout.ReplicaSetUpdatedReason {
 			return // nothing new: keep the times
 		}
