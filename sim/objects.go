@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 
@@ -47,8 +48,8 @@ type customObject struct {
 
 // decodeObject strictly decodes one manifest; path names it in errors.
 // In objects (not in an apply step) it also takes ReplicaSets, Pods,
-// Nodes, ResourceQuotas and, as a *customObject, any kind outside the
-// built-in groups.
+// Nodes and ResourceQuotas; in both, any kind outside the built-in
+// groups, as a *customObject.
 func decodeObject(src []byte, raw json.RawMessage, path string, objects bool) (any, error) {
 	var k kindOnly
 	if err := json.Unmarshal(raw, &k); err != nil {
@@ -74,7 +75,7 @@ func decodeObject(src []byte, raw json.RawMessage, path string, objects bool) (a
 		return nil, withLine(src, fmt.Errorf("field %q: required", path+".apiVersion"))
 	case objects && k.Kind == "":
 		return nil, withLine(src, fmt.Errorf("field %q: required", path+".kind"))
-	case objects && !builtinGroup(k.APIVersion):
+	case (objects || k.Kind != "") && k.APIVersion != "" && !builtinGroup(k.APIVersion):
 		gv, err := schema.ParseGroupVersion(k.APIVersion)
 		if err != nil {
 			return nil, withLine(src, fmt.Errorf("field %q: %v", path+".apiVersion", err))
@@ -179,30 +180,104 @@ func atStart(m *metav1.ObjectMeta) {
 }
 
 // decodeCustom decodes the scenario's objects of custom kinds with the
-// run's kinds; errors name the object's place in the file.
+// run's kinds, and checks that its apply steps of custom kinds decode;
+// errors name the object's place in the file.
 func (s *Sim) decodeCustom() ([]Object, error) {
 	var out []Object
 	for _, c := range s.sc.custom {
-		ki, err := s.kinds.byKind(c.gvk)
+		obj, err := s.decodeCustomObject(c)
 		if err != nil {
-			return nil, fmt.Errorf("%s: field %q: %w", s.sc.where(c.line), c.path+".kind", err)
-		}
-		obj, err := s.kinds.newObject(ki)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", s.sc.where(c.line), c.path, err)
-		}
-		if err := decodeStrict(s.sc.src, c.raw, c.path, obj); err != nil {
-			return nil, fmt.Errorf("%s: %w", s.sc.whereFile(), err)
-		}
-		if obj.GetName() == "" {
-			return nil, fmt.Errorf("%s: field %q: required", s.sc.where(c.line), c.path+".metadata.name")
-		}
-		if obj.GetNamespace() == "" {
-			obj.SetNamespace(metav1.NamespaceDefault)
+			return nil, err
 		}
 		out = append(out, obj)
 	}
+	for _, st := range s.sc.Steps {
+		if c, ok := st.apply.(*customObject); ok {
+			if _, err := s.decodeCustomObject(c); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return out, nil
+}
+
+// decodeCustomObject decodes one manifest of a custom kind with the run's
+// kinds (namespace "default" when unset).
+func (s *Sim) decodeCustomObject(c *customObject) (Object, error) {
+	line := c.line
+	if line == 0 {
+		line = lineOf(s.sc.src, c.path)
+	}
+	ki, err := s.kinds.byKind(c.gvk)
+	if err != nil {
+		return nil, fmt.Errorf("%s: field %q: %w", s.sc.where(line), c.path+".kind", err)
+	}
+	obj, err := s.kinds.newObject(ki)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", s.sc.where(line), c.path, err)
+	}
+	if err := decodeStrict(s.sc.src, c.raw, c.path, obj); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.sc.whereFile(), err)
+	}
+	if obj.GetName() == "" {
+		return nil, fmt.Errorf("%s: field %q: required", s.sc.where(line), c.path+".metadata.name")
+	}
+	if obj.GetNamespace() == "" {
+		obj.SetNamespace(metav1.NamespaceDefault)
+	}
+	return obj, nil
+}
+
+// applyCustom is kubectl apply of an object of a custom kind: created, or
+// its labels and everything outside metadata and status replaced and its
+// annotations merged, through the API server's rules for the kind (a
+// generation bump when the spec changed); the status is kept.
+func (s *Sim) applyCustom(label string, c *customObject) error {
+	manifest, err := s.decodeCustomObject(c)
+	if err != nil {
+		return err
+	}
+	ki, err := s.kinds.of(manifest)
+	if err != nil {
+		return err
+	}
+	old := s.stored(ki, manifest.GetNamespace(), manifest.GetName())
+	verb, obj := verbCreate, manifest
+	if old != nil {
+		verb = verbUpdate
+		obj = manifest.DeepCopyObject().(Object)
+		annotations := maps.Clone(old.GetAnnotations())
+		if annotations == nil && len(manifest.GetAnnotations()) > 0 {
+			annotations = map[string]string{}
+		}
+		maps.Copy(annotations, manifest.GetAnnotations())
+		meta := old.DeepCopyObject().(Object)
+		meta.SetLabels(manifest.GetLabels())
+		meta.SetAnnotations(annotations)
+		copyMeta(obj, meta)
+		setStatus(obj, old)
+	}
+	stored, err := s.writeObject(ki, obj, verb)
+	if err != nil {
+		return fmt.Errorf("apply %s %s: %w", ki.gvk.Kind, objectKey(manifest), err)
+	}
+	what := "creates"
+	if verb == verbUpdate {
+		what = "updates"
+	}
+	s.note("%s: apply %s %s %s (generation %d)", label, what, strings.ToLower(ki.gvk.Kind), stored.GetName(), stored.GetGeneration())
+	return nil
+}
+
+// copyMeta sets the object metadata of dst to src's.
+func copyMeta(dst, src Object) {
+	dst.SetLabels(src.GetLabels())
+	dst.SetAnnotations(src.GetAnnotations())
+	dst.SetFinalizers(src.GetFinalizers())
+	dst.SetOwnerReferences(src.GetOwnerReferences())
+	dst.SetResourceVersion(src.GetResourceVersion())
+	dst.SetUID(src.GetUID())
+	dst.SetGenerateName(src.GetGenerateName())
 }
 
 // loadCustom stores the scenario's custom objects at time 0 as they are

@@ -28,7 +28,10 @@ type Step struct {
 
 	// Apply creates or replaces an object, like kubectl apply: a
 	// Deployment (labels and spec replaced, annotations merged), a ConfigMap
-	// or a Secret (labels, annotations and data replaced).
+	// or a Secret (labels, annotations and data replaced), or an object
+	// of a custom kind registered with [Options].Scheme (labels and
+	// everything outside metadata and status replaced, annotations
+	// merged, status kept).
 	Apply json.RawMessage `json:"apply,omitempty"`
 	// Annotate is kubectl annotate --overwrite on the Deployment; a null
 	// value removes the annotation (kubectl annotate KEY-).
@@ -68,7 +71,7 @@ type Step struct {
 	// holds.
 	When *When `json:"when,omitempty"`
 
-	apply any // *appsv1.Deployment, *corev1.ConfigMap or *corev1.Secret
+	apply any // *appsv1.Deployment, *corev1.ConfigMap, *corev1.Secret or *customObject
 	line  int // line of the step in the scenario file, 0 if unknown
 	// imageLine is the line of setImage.container, 0 if unknown
 	imageLine int
@@ -276,6 +279,8 @@ func (s *Sim) doStep(st *Step, label string) error {
 			return s.applyConfigMap(label, o)
 		case *corev1.Secret:
 			return s.applySecret(label, o)
+		case *customObject:
+			return s.applyCustom(label, o)
 		}
 		return fmt.Errorf("apply: unsupported object %T", st.apply)
 	}
