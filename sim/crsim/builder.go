@@ -248,8 +248,8 @@ type Predicates struct{ preds []predicate.Predicate }
 // event reaches the handler when every predicate passes it.
 func WithPredicates(ps ...predicate.Predicate) Predicates { return Predicates{preds: ps} }
 
-func (p Predicates) applyToFor(b *Builder)            { b.forPreds = p.preds }
-func (p Predicates) applyToOwns(in *ownsInput)        { in.preds = p.preds }
+func (p Predicates) applyToFor(b *Builder)           { b.forPreds = p.preds }
+func (p Predicates) applyToOwns(in *ownsInput)       { in.preds = p.preds }
 func (p Predicates) applyToWatches(in *watchesInput) { in.preds = p.preds }
 
 type matchEveryOwner struct{}

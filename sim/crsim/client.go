@@ -376,7 +376,7 @@ func (s subResourceClient) Apply(ctx context.Context, obj runtime.ApplyConfigura
 // simPatch is a controller-runtime patch as the simulator's.
 type simPatch struct{ p client.Patch }
 
-func (p simPatch) Type() types.PatchType                { return p.p.Type() }
+func (p simPatch) Type() types.PatchType               { return p.p.Type() }
 func (p simPatch) Data(obj sim.Object) ([]byte, error) { return p.p.Data(obj) }
 
 // deleteOptions turns controller-runtime's delete options into the
