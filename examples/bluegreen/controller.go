@@ -148,7 +148,7 @@ func (r *Reconciler) replicaSet(ctx context.Context, bg *v1.BlueGreen, c v1.Colo
 	zero := int32(0)
 	rs = appsv1.ReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{Name: bg.Name + "-" + string(c), Namespace: bg.Namespace,
-			Labels: map[string]string{LabelName: bg.Name, LabelColour: string(c), LabelHash: hash},
+			Labels:          map[string]string{LabelName: bg.Name, LabelColour: string(c), LabelHash: hash},
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(bg, v1.GroupVersion.WithKind("BlueGreen"))}},
 		Spec: appsv1.ReplicaSetSpec{Replicas: &zero, Selector: &metav1.LabelSelector{MatchLabels: sel}, Template: podTemplate(bg, c, hash)},
 	}
