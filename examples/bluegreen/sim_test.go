@@ -22,8 +22,7 @@ var update = flag.Bool("update", false, "rewrite testdata/bluegreen.golden")
 
 // setup builds the controller as SetupWithManager does for a real
 // manager, on a simulator's manager, and returns the run's options.
-func setup(t testing.TB, o sim.Options) sim.Options {
-	t.Helper()
+func setup(t interface{ Fatal(...any) }, o sim.Options) sim.Options {
 	scheme := runtime.NewScheme()
 	if err := v1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
