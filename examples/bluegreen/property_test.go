@@ -261,4 +261,3 @@ func TestProperties(t *testing.T) {
 		}
 	})
 }
-
