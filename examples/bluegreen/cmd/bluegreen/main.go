@@ -36,6 +36,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	// The core/v1 events recorder (deprecated in favour of events.k8s.io/v1):
+	// its aggregation is the one the simulator models.
+	//lint:ignore SA1019 see above
 	r := &bluegreen.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("bluegreen")}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return err
