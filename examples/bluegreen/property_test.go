@@ -1,7 +1,9 @@
 package bluegreen_test
 
 import (
+	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -148,7 +150,6 @@ func templateHash(image string) string {
 //     colour that becomes active has all its replicas available.
 type checker struct {
 	ctx        *sim.Context
-	replicas   int32
 	faults     bool
 	broken     string // hash of web:broken's template
 	active     v1.Colour
@@ -187,35 +188,35 @@ func (c *checker) check() {
 			available += rs.Status.AvailableReplicas
 		}
 	}
-	st := bg.Status
+	st, replicas := bg.Status, bg.Spec.Replicas
 	if st.ActiveHash == c.broken {
 		c.fail("the broken template %s is active (%s)", st.ActiveHash, st.Active)
 	}
 	if st.Active != c.active && st.Active != "" {
 		rs := rss[st.Active]
-		if !c.faults && (rs == nil || rs.Status.AvailableReplicas < c.replicas) {
-			c.fail("%s became active with %v available of %d", st.Active, rs.Status.AvailableReplicas, c.replicas)
+		if !c.faults && (rs == nil || rs.Status.AvailableReplicas < replicas) {
+			c.fail("%s became active with %v available of %d", st.Active, rs.Status.AvailableReplicas, replicas)
 		}
 		c.active = st.Active
 	}
-	if c.active != "" && !c.faults && available < c.replicas {
-		c.fail("%d pods available in both colours, below spec.replicas %d", available, c.replicas)
+	if c.active != "" && !c.faults && available < replicas {
+		c.fail("%d pods available in both colours, below spec.replicas %d", available, replicas)
 	}
 }
 
 // converged checks the end of a run whose last template is good and
 // whose node is back: its colour is active with every replica
 // available, the other colour has no replica.
-func converged(s *sim.Sim, r rollout) error {
+func converged(s *sim.Sim) error {
 	rd := s.APIReader()
 	var bg v1.BlueGreen
 	if err := rd.Get(types.NamespacedName{Namespace: "default", Name: "web"}, &bg); err != nil {
 		return err
 	}
 	st := bg.Status
-	want := templateHash(r.Images[len(r.Images)-1])
-	if st.ActiveHash != want || st.Phase != v1.PhaseStable || st.AvailableReplicas != r.Replicas || st.ObservedGeneration != bg.Generation {
-		return fmt.Errorf("status %+v (generation %d), want template %s active and stable with %d available", st, bg.Generation, want, r.Replicas)
+	want := hashing.PodTemplateHash(&bg.Spec.Template, nil)
+	if st.ActiveHash != want || st.Phase != v1.PhaseStable || st.AvailableReplicas != bg.Spec.Replicas || st.ObservedGeneration != bg.Generation {
+		return fmt.Errorf("status %+v (generation %d), want template %s active and stable with %d available", st, bg.Generation, want, bg.Spec.Replicas)
 	}
 	var idle appsv1.ReplicaSet
 	if err := rd.Get(types.NamespacedName{Namespace: "default", Name: "web-" + string(st.Active.Other())}, &idle); err != nil {
@@ -236,28 +237,66 @@ func TestProperties(t *testing.T) {
 		r := drawRollout(t)
 		seed := rapid.Uint64().Draw(t, "seed")
 		src := r.scenario(seed)
-		sc, err := sim.ParseScenario([]byte(src))
-		if err != nil {
-			t.Fatalf("%v\n%s", err, src)
-		}
-		chk := &checker{replicas: r.Replicas, faults: r.FailNode, broken: templateHash(imageBroken)}
-		o := setup(t, sim.Options{})
-		o.Controllers = append(o.Controllers, chk)
-		s, err := sim.New(sc, o)
-		if err != nil {
-			t.Fatalf("%v\n%s", err, src)
-		}
-		if _, err := s.Run(); err != nil {
-			t.Fatalf("%v\n%s", err, src)
-		}
-		if len(chk.violations) > 0 {
-			t.Fatalf("%s\nscenario:\n%s", strings.Join(chk.violations, "\n"), src)
-		}
-		last := r.Images[len(r.Images)-1]
-		if last != imageBroken && last != imageFlaky {
-			if err := converged(s, r); err != nil {
-				t.Fatalf("no convergence: %v\nscenario:\n%s", err, src)
-			}
+		if _, err := checkRun(t, []byte(src), sim.Options{NoTrace: true}); err != nil {
+			t.Fatalf("%v\nscenario (save it and run go test -run TestReplay -replay FILE):\n%s", err, src)
 		}
 	})
+}
+
+// checkRun runs a scenario with the controller and the checker, and
+// checks convergence at the end when the last image is good (not
+// web:broken nor web:flaky).
+func checkRun(t interface{ Fatal(...any) }, src []byte, o sim.Options) (*sim.Result, error) {
+	sc, err := sim.ParseScenario(src)
+	if err != nil {
+		return nil, err
+	}
+	chk := &checker{broken: templateHash(imageBroken)}
+	for _, st := range sc.Steps {
+		chk.faults = chk.faults || st.FailNode != "" || st.UnreachableNode != "" || st.DeleteNode != "" || st.KillPods != nil
+	}
+	o = setup(t, o)
+	o.Controllers = append(o.Controllers, chk)
+	s, err := sim.New(sc, o)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.Run()
+	if err != nil {
+		return res, err
+	}
+	if len(chk.violations) > 0 {
+		return res, fmt.Errorf("%s", strings.Join(chk.violations, "\n"))
+	}
+	var bg v1.BlueGreen
+	if err := s.APIReader().Get(types.NamespacedName{Namespace: "default", Name: "web"}, &bg); err != nil {
+		return res, err
+	}
+	if img := bg.Spec.Template.Spec.Containers[0].Image; img != imageBroken && img != imageFlaky {
+		if err := converged(s); err != nil {
+			return res, fmt.Errorf("no convergence: %w", err)
+		}
+	}
+	return res, nil
+}
+
+var replay = flag.String("replay", "", "a scenario file printed by a failing TestProperties case, for TestReplay")
+
+// TestReplay replays a scenario file (-replay FILE) with the checks of
+// TestProperties and prints its trace.
+func TestReplay(t *testing.T) {
+	if *replay == "" {
+		t.Skip("no -replay FILE")
+	}
+	src, err := os.ReadFile(*replay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := checkRun(t, src, sim.Options{})
+	if res != nil {
+		t.Logf("trace:\n%s", sim.DescribeTrace(res.Trace))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
