@@ -31,12 +31,15 @@
 // (objects:, and apply steps), and cluster.deploymentController: false
 // turns the built-in Deployment controller off when yours replaces it.
 // After the run, read the cluster with [sim.Sim].APIReader; during it,
-// check your invariants from a controller of your own or from the
-// trace. Property tests draw scenarios with pgregory.net/rapid: pod
+// check your invariants from a controller of your own (a [sim.Controller]
+// whose watches read the API server at every change) or from the trace.
+// A reconciler that measures time takes a clock.PassiveClock:
+// clock.RealClock{} with a real manager, [Manager.GetClock] (the virtual
+// clock) here. Property tests draw scenarios with pgregory.net/rapid: pod
 // start-up and readiness ranges, crash-looping images
 // (cluster.failures), node failures (steps), informer delay; see
-// examples/bluegreen of the repository for a controller that runs both
-// here and on a real API server, with its property test.
+// examples/bluegreen of the repository (its README.md) for a controller
+// that runs both here and on a real API server, with its property test.
 //
 // # What is modelled
 //
