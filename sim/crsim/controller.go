@@ -28,7 +28,9 @@ import (
 // new, including the first list when the run starts; an update; a
 // delete), filtered by the watch's predicates and given to its event
 // handler, whose queue adds become the requests the simulator queues.
-// The handlers get deep copies of the stored objects.
+// The handlers get deep copies of the stored objects. A create event's
+// IsInInitialList is always false; a handler's AddAfter and
+// AddRateLimited queue at once (see [Builder.Watches]).
 //
 // Reconcile calls the reconciler with a context that carries the
 // manager's logger (log.FromContext) with the values controller-runtime
