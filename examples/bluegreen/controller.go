@@ -117,10 +117,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if target != st.Active && fullyAvailable(t, bg.Spec.Replicas) {
 		logger.Info("switching", "from", st.Active, "to", target, "hash", hash)
-		r.Recorder.Eventf(&bg, corev1.EventTypeNormal, "Switched", "Switched active colour to %s (%s, template %s, %d available)", target, t.Name, hash, t.Status.AvailableReplicas)
 		st.Active, st.ActiveHash, st.Phase = target, hash, v1.PhaseStable
-		// The old colour is scaled down once the switch is recorded.
-		return ctrl.Result{}, r.status(ctx, &bg, st, rss, nil)
+		// The old colour is scaled down once the switch is recorded; the
+		// event follows the write, so that a refused write (a conflict,
+		// retried) does not record it twice.
+		if err := r.status(ctx, &bg, st, rss, nil); err != nil {
+			return ctrl.Result{}, err
+		}
+		r.Recorder.Eventf(&bg, corev1.EventTypeNormal, "Switched", "Switched active colour to %s (%s, template %s, %d available)", target, t.Name, hash, t.Status.AvailableReplicas)
+		return ctrl.Result{}, nil
 	}
 	if st.Active == target {
 		if err := r.scale(ctx, &bg, rss[target.Other()], 0); err != nil {

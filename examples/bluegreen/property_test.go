@@ -145,6 +145,7 @@ func templateHash(image string) string {
 // never reconciles):
 //
 //   - a template whose image is web:broken never becomes active;
+//   - every switch is recorded by one Switched event (checked at the end);
 //   - without a node failure: once a colour is active, the two colours
 //     together never have fewer available pods than spec.replicas, and a
 //     colour that becomes active has all its replicas available.
@@ -153,6 +154,7 @@ type checker struct {
 	faults     bool
 	broken     string // hash of web:broken's template
 	active     v1.Colour
+	switches   int32
 	violations []string
 }
 
@@ -198,6 +200,7 @@ func (c *checker) check() {
 			c.fail("%s became active with %v available of %d", st.Active, rs.Status.AvailableReplicas, replicas)
 		}
 		c.active = st.Active
+		c.switches++
 	}
 	if c.active != "" && !c.faults && available < replicas {
 		c.fail("%d pods available in both colours, below spec.replicas %d", available, replicas)
@@ -267,6 +270,17 @@ func checkRun(t interface{ Fatal(...any) }, src []byte, o sim.Options) (*sim.Res
 	}
 	if len(chk.violations) > 0 {
 		return res, fmt.Errorf("%s", strings.Join(chk.violations, "\n"))
+	}
+	// Every switch is recorded by one Switched event, however many
+	// writes were refused on the way.
+	var events int32
+	for _, e := range res.Events {
+		if e.Object == "bluegreen/web" && e.Reason == "Switched" {
+			events += e.Count
+		}
+	}
+	if events != chk.switches {
+		return res, fmt.Errorf("%d Switched events for %d switches", events, chk.switches)
 	}
 	var bg v1.BlueGreen
 	if err := s.APIReader().Get(types.NamespacedName{Namespace: "default", Name: "web"}, &bg); err != nil {
