@@ -54,7 +54,7 @@ func TestWithObjectRoundTrip(t *testing.T) {
 	if built.Text() != replayed.Text() {
 		t.Errorf("the file replays differently:\n--- built\n%s\n--- replayed\n%s", built.Text(), replayed.Text())
 	}
-	if !strings.Contains(built.Text(), "apply Replicated web") {
+	if !strings.Contains(built.Text(), "apply updates replicated web") {
 		t.Errorf("no apply in the trace:\n%s", built.Text())
 	}
 

@@ -55,6 +55,16 @@ type Ticker interface {
 	Tick(ctx *Context)
 }
 
+// Starter is a [Controller] that wants its [Context] when the run starts:
+// Start is called once the scenario's objects are stored, before the
+// first list reaches the watches, so that a watch's Map function can read
+// through the context's client (as a controller-runtime map function
+// reads through the manager's client). Start may read; its writes are
+// the run's first.
+type Starter interface {
+	Start(ctx *Context)
+}
+
 // Request is a work-queue key: the namespace and name of the object a
 // controller reconciles (controller-runtime's reconcile.Request).
 type Request struct {

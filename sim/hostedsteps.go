@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"maps"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -121,12 +122,15 @@ func (s *Sim) applyCustom(label string, manifest Object) error {
 	if ns == "" {
 		ns = metaDefault
 	}
-	kind := ki.gvk.Kind
+	kind := strings.ToLower(ki.gvk.Kind)
 	old := s.stored(ki, ns, manifest.GetName())
 	if old == nil {
-		s.note("%s: apply creates %s %s", label, kind, manifest.GetName())
-		_, err := s.writeObject(ki, manifest, verbCreate)
-		return err
+		stored, err := s.writeObject(ki, manifest, verbCreate)
+		if err != nil {
+			return fmt.Errorf("apply %s %s: %w", kind, manifest.GetName(), err)
+		}
+		s.note("%s: apply creates %s %s (generation %d)", label, kind, stored.GetName(), stored.GetGeneration())
+		return nil
 	}
 	cur, err := runtime.DefaultUnstructuredConverter.ToUnstructured(old)
 	if err != nil {
@@ -160,7 +164,11 @@ func (s *Sim) applyCustom(label string, manifest Object) error {
 	}
 	maps.Copy(ann, manifest.GetAnnotations())
 	obj.SetAnnotations(ann)
-	s.note("%s: apply %s %s", label, kind, manifest.GetName())
-	_, err = s.writeObject(ki, obj, verbUpdate)
-	return err
+	obj.SetResourceVersion(old.GetResourceVersion())
+	stored, err := s.writeObject(ki, obj, verbUpdate)
+	if err != nil {
+		return fmt.Errorf("apply %s %s: %w", kind, manifest.GetName(), err)
+	}
+	s.note("%s: apply updates %s %s (generation %d)", label, kind, stored.GetName(), stored.GetGeneration())
+	return nil
 }

@@ -176,7 +176,7 @@ func TestApplyCustomObject(t *testing.T) {
 	if r.Generation != 2 || r.Spec.Replicas != 5 || r.Status.ReadyReplicas != 5 || r.Annotations["note"] != "scaled" {
 		t.Errorf("after the apply: generation %d, replicas %d, ready %d, annotations %v", r.Generation, r.Spec.Replicas, r.Status.ReadyReplicas, r.Annotations)
 	}
-	if !strings.Contains(res.Text(), "step 1: apply Replicated web") {
+	if !strings.Contains(res.Text(), "step 1: apply updates replicated web (generation 2)") {
 		t.Errorf("no apply note:\n%s", res.Text())
 	}
 }

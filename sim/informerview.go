@@ -111,13 +111,19 @@ func (c *hostCache) list(ki *kindInfo) []Object {
 }
 
 // startHosted starts the hosted controllers once the scenario's objects
-// are stored: their informers' first list fills the view with every
+// are stored: those that are [Starter]s get their context, then their
+// informers' first list fills the view with every
 // stored object (with a delay too: a controller starts once its caches
 // have synced) and queues, through the watches, the keys of every object
 // of a watched kind, kind by kind in the order of the run's kinds.
 func (s *Sim) startHosted() {
 	if len(s.host.ctrls) == 0 {
 		return
+	}
+	for _, h := range s.host.ctrls {
+		if st, ok := h.ctrl.(Starter); ok {
+			st.Start(&h.ctx)
+		}
 	}
 	for _, ki := range s.kinds.all() {
 		objs := s.storedAll(ki)

@@ -48,8 +48,8 @@ type customObject struct {
 
 // decodeObject strictly decodes one manifest; path names it in errors.
 // In objects (not in an apply step) it also takes ReplicaSets, Pods,
-// Nodes, ResourceQuotas and, as a *customObject, any kind outside the
-// built-in groups.
+// Nodes and ResourceQuotas; in both, any kind outside the built-in
+// groups, as a *customObject.
 func decodeObject(src []byte, raw json.RawMessage, path string, objects bool) (any, error) {
 	var k kindOnly
 	if err := json.Unmarshal(raw, &k); err != nil {
@@ -180,26 +180,14 @@ func atStart(m *metav1.ObjectMeta) {
 }
 
 // decodeCustom decodes the scenario's objects of custom kinds with the
-// run's kinds; errors name the object's place in the file.
+// run's kinds, and checks that its apply steps of custom kinds decode;
+// errors name the object's place in the file.
 func (s *Sim) decodeCustom() ([]Object, error) {
 	var out []Object
 	for _, c := range s.sc.custom {
-		ki, err := s.kinds.byKind(c.gvk)
+		obj, err := s.decodeCustomObject(c)
 		if err != nil {
-			return nil, fmt.Errorf("%s: field %q: %w", s.sc.where(c.line), c.path+".kind", err)
-		}
-		obj, err := s.kinds.newObject(ki)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", s.sc.where(c.line), c.path, err)
-		}
-		if err := decodeStrict(s.sc.src, c.raw, c.path, obj); err != nil {
-			return nil, fmt.Errorf("%s: %w", s.sc.whereFile(), err)
-		}
-		if obj.GetName() == "" {
-			return nil, fmt.Errorf("%s: field %q: required", s.sc.where(c.line), c.path+".metadata.name")
-		}
-		if obj.GetNamespace() == "" {
-			obj.SetNamespace(metav1.NamespaceDefault)
+			return nil, err
 		}
 		if c.step >= 0 {
 			if s.stepObjs == nil {
@@ -211,6 +199,33 @@ func (s *Sim) decodeCustom() ([]Object, error) {
 		out = append(out, obj)
 	}
 	return out, nil
+}
+
+// decodeCustomObject decodes one manifest of a custom kind with the run's
+// kinds (namespace "default" when unset).
+func (s *Sim) decodeCustomObject(c *customObject) (Object, error) {
+	line := c.line
+	if line == 0 {
+		line = lineOf(s.sc.src, c.path)
+	}
+	ki, err := s.kinds.byKind(c.gvk)
+	if err != nil {
+		return nil, fmt.Errorf("%s: field %q: %w", s.sc.where(line), c.path+".kind", err)
+	}
+	obj, err := s.kinds.newObject(ki)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", s.sc.where(line), c.path, err)
+	}
+	if err := decodeStrict(s.sc.src, c.raw, c.path, obj); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.sc.whereFile(), err)
+	}
+	if obj.GetName() == "" {
+		return nil, fmt.Errorf("%s: field %q: required", s.sc.where(line), c.path+".metadata.name")
+	}
+	if obj.GetNamespace() == "" {
+		obj.SetNamespace(metav1.NamespaceDefault)
+	}
+	return obj, nil
 }
 
 // loadCustom stores the scenario's custom objects at time 0 as they are

@@ -132,3 +132,107 @@ func TestScenarioUnregisteredKind(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// starter records its context at the start and reads through it in its
+// watch's map function, before its first reconcile.
+type starter struct {
+	ctx        *sim.Context
+	mapped     []int32
+	reconciles int
+}
+
+func (*starter) Name() string             { return "starter" }
+func (c *starter) Start(ctx *sim.Context) { c.ctx = ctx }
+func (c *starter) Watches() []sim.Watch {
+	return []sim.Watch{sim.Watches(&Replicated{}, func(ch sim.Change) []sim.Request {
+		var r Replicated
+		if err := c.ctx.Client().Get(types.NamespacedName{Namespace: "default", Name: ch.Object().GetName()}, &r); err == nil {
+			c.mapped = append(c.mapped, r.Spec.Replicas)
+		}
+		return []sim.Request{sim.RequestFor(ch.Object())}
+	})}
+}
+func (c *starter) Reconcile(*sim.Context, sim.Request) (sim.ReconcileResult, error) {
+	c.reconciles++
+	return sim.ReconcileResult{}, nil
+}
+
+// An apply step of a custom kind replaces its spec and labels, merges its
+// annotations and keeps its status, through the kind's rules (the
+// generation moves); a Starter reads through its context from its first
+// watch call on.
+func TestApplyCustomStep(t *testing.T) {
+	src := replicatedScenario + `steps:
+- at: 30s
+  apply:
+    apiVersion: test.deploymath.dev/v1
+    kind: Replicated
+    metadata: {name: web, labels: {tier: front}, annotations: {note: scaled}}
+    spec:
+      replicas: 5
+      template:
+        spec:
+          containers: [{name: web, image: web:2}]
+- at: 40s
+  apply:
+    apiVersion: test.deploymath.dev/v1
+    kind: Replicated
+    metadata: {name: api}
+    spec:
+      replicas: 1
+      template:
+        spec:
+          containers: [{name: api, image: api:1}]
+`
+	st := &starter{}
+	s, res := runReplicated(t, src, sim.Options{Scheme: testScheme(t), Controllers: []sim.Controller{&replicator{}, st}, Writes: true})
+	var web Replicated
+	if err := s.APIReader().Get(types.NamespacedName{Namespace: "default", Name: "web"}, &web); err != nil {
+		t.Fatal(err)
+	}
+	if web.Spec.Replicas != 5 || web.Spec.Template.Spec.Containers[0].Image != "web:2" || web.Generation != 2 {
+		t.Errorf("web after the apply: replicas %d, image %s, generation %d; want 5, web:2, 2", web.Spec.Replicas, web.Spec.Template.Spec.Containers[0].Image, web.Generation)
+	}
+	if web.Labels["tier"] != "front" || web.Annotations["note"] != "scaled" {
+		t.Errorf("web's labels %v, annotations %v", web.Labels, web.Annotations)
+	}
+	if web.Status.ReadyReplicas != 5 || web.Status.ObservedGeneration != 2 {
+		t.Errorf("web's status %+v: want 5 ready of generation 2 (the replicator's, kept by the apply)", web.Status)
+	}
+	var api Replicated
+	if err := s.APIReader().Get(types.NamespacedName{Namespace: "default", Name: "api"}, &api); err != nil || api.Generation != 1 {
+		t.Errorf("api created by the apply: %v, generation %d", err, api.Generation)
+	}
+	applies := 0
+	for _, w := range res.Writes {
+		if w.By == "user" && w.Kind == "Replicated" {
+			applies++
+		}
+	}
+	if applies != 3 {
+		t.Errorf("%d writes of Replicated objects by the user, want 3 (the scenario's object, then one per apply)", applies)
+	}
+	if st.ctx == nil || len(st.mapped) == 0 || st.mapped[0] != 3 || st.reconciles == 0 {
+		t.Errorf("starter: context %v, replicas read in its map function %v, reconciles %d", st.ctx != nil, st.mapped, st.reconciles)
+	}
+}
+
+func TestApplyCustomStepErrors(t *testing.T) {
+	src := replicatedScenario + "steps:\n- at: 1s\n  apply:\n    apiVersion: test.deploymath.dev/v1\n    kind: Replicated\n    metadata: {name: web}\n    spec: {replicas: x}\n"
+	sc, err := sim.ParseScenario([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sim.New(sc, sim.Options{Scheme: testScheme(t)})
+	if err == nil || !strings.Contains(err.Error(), `line 21: field "steps[0].apply.spec.replicas": cannot use`) {
+		t.Fatalf("%v", err)
+	}
+	src = replicatedScenario + "steps:\n- at: 1s\n  apply:\n    apiVersion: example.com/v1\n    kind: Canary\n    metadata: {name: web}\n"
+	if sc, err = sim.ParseScenario([]byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sim.New(sc, sim.Options{Scheme: testScheme(t)})
+	if err == nil || !strings.Contains(err.Error(), `line 17: field "steps[0].apply.kind": apiVersion "example.com/v1" kind "Canary": not registered`) {
+		t.Fatalf("%v", err)
+	}
+}
