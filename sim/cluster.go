@@ -24,8 +24,18 @@ func (e *engine) Schedule(at time.Duration, t cluster.Timer) {
 func (e *engine) Note(format string, args ...any) { (*Sim)(e).note(format, args...) }
 
 // Notify is the pod informer's handler: the ReplicaSet of the work-queue
-// item it is queued after the controllers' reaction latency.
-func (e *engine) Notify(it *wqItem) { (*Sim)(e).notifyItem(it) }
+// item it is queued after the controllers' reaction latency. When the
+// ReplicaSet's status does not report terminating pods (the feature off,
+// or not written since a state was loaded), the trace and the summary
+// count them from the record, which a pod change may have changed: its
+// Deployment is touched.
+func (e *engine) Notify(it *wqItem) {
+	s := (*Sim)(e)
+	if st := it.X.RS; st != nil && st.OwnerItem != nil && st.Obj.Status.TerminatingReplicas == nil {
+		s.met.touch(st.OwnerItem)
+	}
+	s.notifyItem(it)
+}
 
 // PodDeleted is the Deployment controller's pod handler: a Recreate
 // Deployment is queued once the last pod of its ReplicaSets is gone.

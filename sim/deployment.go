@@ -93,7 +93,7 @@ func (s *Sim) recordEvents(d *appsv1.Deployment, evs []rollout.Event, applied in
 		if e.After > applied {
 			continue
 		}
-		s.met.event(e)
+		s.met.event(s.syncItem, e)
 		if s.opts.NoTrace {
 			continue
 		}

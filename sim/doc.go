@@ -64,8 +64,10 @@
 //     asks of it, the ReplicaSet controller's work-queue shell); informer.go (the
 //     Deployment controller's informer delay); restart.go (the restart
 //     controller shell);
-//     trace.go, explain.go, stop.go, events.go, writelog.go, svg.go (what a
-//     run shows); invariants.go (the checks).
+//     trace.go, changes.go (a trace records what changed at each
+//     instant), summary.go (the summary, per Deployment), explain.go,
+//     stop.go, events.go, writelog.go, svg.go (what a run shows);
+//     invariants.go (the checks).
 //   - sim/sweep: runs a scenario over seeds and strategy combinations, in
 //     parallel or in shards.
 //   - sim/cmd/deploysim: the command.

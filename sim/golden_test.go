@@ -38,9 +38,9 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			base := strings.TrimSuffix(file, ".yaml")
-			checkGolden(t, sc, Options{Check: true}, base+".golden")
+			checkGolden(t, sc, Options{Check: true, FullView: true}, base+".golden")
 			if slices.Contains(explainGoldens, name) {
-				checkGolden(t, sc, Options{Check: true, Explain: true}, base+".explain.golden")
+				checkGolden(t, sc, Options{Check: true, Explain: true, FullView: true}, base+".explain.golden")
 			}
 		})
 	}

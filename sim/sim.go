@@ -33,6 +33,12 @@ type Options struct {
 	// NoTrace skips building the trace (frames); the summary is still
 	// computed. Benchmarks use it.
 	NoTrace bool
+	// FullView makes every frame of the trace hold every Deployment with
+	// its whole state, whether it changed or not (the trace's form before
+	// format version 2), instead of the Deployments that changed and what
+	// changed of them ([Trace.States] rebuilds the state). Its cost grows
+	// with the Deployments times the instants.
+	FullView bool
 	// Check runs the invariants (see [Invariants]) after every write of the
 	// Deployment controller and at the end of the run.
 	Check bool
@@ -125,7 +131,7 @@ type Sim struct {
 	cur       *Frame // frame being built for the current instant
 	trace     Trace
 	maxFrames int    // MaxTraceFrames (tests lower it)
-	prev      string // rendering of the last frame's state, for change detection
+	prev      string // rendering of the last frame's state, for change detection (FullView)
 	met       metrics
 	stats     Stats
 	checks    *checker
@@ -195,7 +201,7 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 		wq:        newWorkQueue(),
 		st:        newStore(),
 	}
-	s.trace.fullStops = o.FullStops
+	s.trace.fullStops, s.trace.Full = o.FullStops, o.FullView
 	s.q.q.OnInstant = s.q.touchInstant
 	// room for a start-up timer per replica, all queued at once when the
 	// Deployments are created
@@ -311,6 +317,7 @@ func (s *Sim) Run() (*Result, error) {
 	if !s.done {
 		s.endInstant()
 	}
+	s.endTrace()
 	s.stats.ReplicaSetSyncs, s.stats.PodsCreated = s.c.Stats.ReplicaSetSyncs, s.c.Stats.PodsCreated
 	res := &Result{Scenario: s.sc.Name, Seed: s.seed, Trace: s.trace, Stats: s.stats, Missed: s.missed}
 	res.Summary = s.met.summary(s)
@@ -467,16 +474,7 @@ func (s *Sim) endInstant() bool {
 	}
 	stop := s.stopWhenConverged && s.stepsLeft == 0 && s.converged()
 	if !s.opts.NoTrace {
-		f := s.frame()
-		if stop {
-			f.Notes = append(f.Notes, "converged: stopping")
-		}
-		s.fillState(f)
-		state := describeState(f)
-		if len(f.Notes) > 0 || len(f.Stops) > 0 || wroteSomething(f.Syncs) || len(f.Restarts) > 0 || len(f.Events) > 0 || state != s.prev {
-			s.keepFrame(f)
-			s.prev = state
-		}
+		s.recordFrame(stop)
 	}
 	s.cur = nil
 	return stop
