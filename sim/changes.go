@@ -40,6 +40,11 @@ func (s *Sim) trackChanges(f *Frame) []shownRow {
 		}
 		row := s.deploymentRow(d)
 		if delta, changed := rowChanges(ds.shown, &row); changed {
+			for _, name := range delta.RemovedReplicaSets {
+				if s.st.ReplicaSets[s.st.Key(d.Namespace, name)] != nil {
+					delta.ReleasedReplicaSets = append(delta.ReleasedReplicaSets, name)
+				}
+			}
 			f.Deployments = append(f.Deployments, delta)
 			out = append(out, shownRow{ds, row})
 		}
@@ -88,6 +93,7 @@ func sameScalars(a, b *DeploymentRow) bool {
 	x.Terminating, y.Terminating = nil, nil
 	x.Conditions, y.Conditions, x.ReplicaSets, y.ReplicaSets = nil, nil, nil, nil
 	x.RemovedConditions, y.RemovedConditions, x.RemovedReplicaSets, y.RemovedReplicaSets = nil, nil, nil, nil
+	x.ReleasedReplicaSets, y.ReleasedReplicaSets = nil, nil
 	x.AllConditions, y.AllConditions, x.AllReplicaSets, y.AllReplicaSets = false, false, false, false
 	return x.Name == y.Name && x.Namespace == y.Namespace && x.Generation == y.Generation &&
 		x.ObservedGeneration == y.ObservedGeneration && x.Revision == y.Revision && x.Paused == y.Paused &&
@@ -138,7 +144,7 @@ func (r *DeploymentRow) apply(delta *DeploymentRow) {
 	*r = *delta
 	r.Conditions = applyList(conds, delta.Conditions, delta.RemovedConditions, delta.AllConditions, func(c *ConditionRow) string { return c.Type })
 	r.ReplicaSets = applyList(rss, delta.ReplicaSets, delta.RemovedReplicaSets, delta.AllReplicaSets, func(x *ReplicaSetRow) string { return x.Name })
-	r.RemovedConditions, r.RemovedReplicaSets, r.AllConditions, r.AllReplicaSets = nil, nil, false, false
+	r.RemovedConditions, r.RemovedReplicaSets, r.ReleasedReplicaSets, r.AllConditions, r.AllReplicaSets = nil, nil, nil, false, false
 }
 
 // applyList is listChanges undone: state, which apply owns, after the

@@ -98,3 +98,23 @@ func checkReplay(t *testing.T, sc *Scenario, o Options) {
 		t.Errorf("summaries differ (-full +changes):\n%s", d)
 	}
 }
+
+// TestDescribeRemoved: a row of changes names the ReplicaSets its
+// Deployment no longer controls, deleted or released, and the conditions
+// gone, after its table.
+func TestDescribeRemoved(t *testing.T) {
+	d := &DeploymentRow{Name: "web", Generation: 2, ObservedGeneration: 2, Spec: 2, Replicas: 2,
+		ReplicaSets:        []ReplicaSetRow{{Name: "web-2", Revision: "2", Desired: 2, Current: 2}},
+		RemovedReplicaSets: []string{"web-1", "web-0"}, ReleasedReplicaSets: []string{"web-0"},
+		RemovedConditions: []string{"ReplicaFailure"}}
+	want := `  deployment web gen 2/2: replicas 2/2 updated 0 ready 0 available 0 unavailable 0
+    ReplicaFailure: condition removed
+    REPLICASET  REV  DESIRED  CURRENT  READY  AVAILABLE  TERMINATING
+    web-2         2        2        2      0          0            0
+    replica set web-1: deleted
+    replica set web-0: released (no longer controlled by web)
+`
+	if got := DescribeDeployment(d); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

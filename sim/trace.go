@@ -154,10 +154,12 @@ type DeploymentRow struct {
 	// ReplicaSets are the ReplicaSets it controls, oldest first (in a
 	// trace of changes: those that changed, all of them when
 	// AllReplicaSets is set), RemovedReplicaSets the names of those it
-	// no longer controls (deleted, or released).
-	ReplicaSets        []ReplicaSetRow `json:"replicaSets"`
-	AllReplicaSets     bool            `json:"allReplicaSets,omitempty"`
-	RemovedReplicaSets []string        `json:"removedReplicaSets,omitempty"`
+	// no longer controls: deleted, or released for those also in
+	// ReleasedReplicaSets.
+	ReplicaSets         []ReplicaSetRow `json:"replicaSets"`
+	AllReplicaSets      bool            `json:"allReplicaSets,omitempty"`
+	RemovedReplicaSets  []string        `json:"removedReplicaSets,omitempty"`
+	ReleasedReplicaSets []string        `json:"releasedReplicaSets,omitempty"`
 }
 
 // ConditionRow is a Deployment condition with its times as offsets.
@@ -341,10 +343,8 @@ func DescribeDeployment(d *DeploymentRow) string {
 	for _, c := range d.RemovedConditions {
 		fmt.Fprintf(&b, "    %s: condition removed\n", c)
 	}
-	for _, r := range d.RemovedReplicaSets {
-		fmt.Fprintf(&b, "    replica set %s: no longer controlled by %s (deleted or released)\n", r, d.Name)
-	}
 	if len(d.ReplicaSets) == 0 {
+		describeRemoved(&b, d)
 		return b.String()
 	}
 	w := len("REPLICASET")
@@ -359,7 +359,20 @@ func DescribeDeployment(d *DeploymentRow) string {
 		}
 		b.WriteByte('\n')
 	}
+	describeRemoved(&b, d)
 	return b.String()
+}
+
+// describeRemoved renders the ReplicaSets a row of changes says d no
+// longer controls.
+func describeRemoved(b *strings.Builder, d *DeploymentRow) {
+	for _, r := range d.RemovedReplicaSets {
+		if slices.Contains(d.ReleasedReplicaSets, r) {
+			fmt.Fprintf(b, "    replica set %s: released (no longer controlled by %s)\n", r, d.Name)
+		} else {
+			fmt.Fprintf(b, "    replica set %s: deleted\n", r)
+		}
+	}
 }
 
 // JSON renders the trace and summary as indented JSON.
@@ -383,7 +396,11 @@ func (r *Result) JSON() ([]byte, error) {
 // Text renders the trace followed by the summary (and violations).
 func (r *Result) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "scenario %s (seed %d)\n", r.Scenario, r.Seed)
+	fmt.Fprintf(&b, "scenario %s (seed %d)", r.Scenario, r.Seed)
+	if !r.Trace.Full && len(r.Trace.Frames) > 0 {
+		b.WriteString(": each instant shows what changed")
+	}
+	b.WriteByte('\n')
 	b.WriteString(DescribeTrace(r.Trace))
 	b.WriteString(DescribeSummary(&r.Summary))
 	for _, v := range r.Violations {

@@ -54,7 +54,7 @@ func TestClusterState(t *testing.T) {
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			code := run(append([]string{"-full"}, tc.args...), &out, &errb)
+			code := run(tc.args, &out, &errb)
 			if code != tc.code || !strings.Contains(errb.String(), tc.stderr) {
 				t.Fatalf("exit %d (want %d), stderr %q (want %q)", code, tc.code, errb.String(), tc.stderr)
 			}
