@@ -124,8 +124,8 @@
 // the start, which the API server refuses with 409 Conflict. The text trace
 // shows each in one line ([DescribeStop]):
 //
-//	deployment/web requeued: the sync's 2nd deployment write, after recording revision 2, was stale (409 Conflict, as upstream; retried)
-//	deployment/web requeued: stale write of replica set web-8679587d46, already written in this sync (409 Conflict, as upstream; retried)
+//	deployment/web: recorded revision 2, then synced again (the sync's next write of the deployment met 409 Conflict: upstream's normal course, not an error)
+//	deployment/web: synced again (the sync's 2nd write of replica set web-8679587d46 met 409 Conflict: upstream's normal course, not an error)
 //
 // A pod-template-hash collision and a write the API server refuses as
 // invalid (an int32 overflow of the status counts) get their own lines;

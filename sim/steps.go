@@ -16,6 +16,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Step is one user action at a time offset. Exactly one action is set.
@@ -148,6 +149,9 @@ func describeTemplate(d *appsv1.Deployment) string {
 	return s
 }
 
+// describeStrategy names d's strategy, a percentage with what it
+// resolves to against spec.replicas, as explain shows it: "RollingUpdate
+// maxSurge 25% (1) maxUnavailable 25% (0)".
 func describeStrategy(d *appsv1.Deployment) string {
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
 		return "Recreate"
@@ -156,7 +160,13 @@ func describeStrategy(d *appsv1.Deployment) string {
 	if ru == nil || ru.MaxSurge == nil || ru.MaxUnavailable == nil {
 		return "RollingUpdate"
 	}
-	return fmt.Sprintf("RollingUpdate maxSurge %s maxUnavailable %s", ru.MaxSurge.String(), ru.MaxUnavailable.String())
+	value := func(v *intstr.IntOrString, resolved int32) string {
+		if v.Type == intstr.String {
+			return fmt.Sprintf("%s (%d)", v.StrVal, resolved)
+		}
+		return v.String()
+	}
+	return fmt.Sprintf("RollingUpdate maxSurge %s maxUnavailable %s", value(ru.MaxSurge, maxSurge(d)), value(ru.MaxUnavailable, maxUnavailable(d)))
 }
 
 func joinComma(xs []string) string {
