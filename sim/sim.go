@@ -124,9 +124,19 @@ type Sim struct {
 	c *cluster.Cluster
 
 	stopWhenConverged bool
-	lastStepAt        time.Duration
-	stepsLeft         int
-	instant           uint64 // number of the current instant (for wqItem.syncs)
+	// byName finds a step's Deployment by name (see target), made for
+	// byNameOf Deployments
+	byName   map[string]string
+	byNameOf int
+	// unsettled holds ReplicaSet records that may have pods terminating
+	// (see podsSettled), once settledInit
+	unsettled   []*cluster.ReplicaSet
+	settledInit bool
+	settledSeen map[*cluster.ReplicaSet]uint64 // the call that kept it
+	settledCall uint64
+	lastStepAt  time.Duration
+	stepsLeft   int
+	instant     uint64 // number of the current instant (for wqItem.syncs)
 
 	cur       *Frame // frame being built for the current instant
 	trace     Trace
@@ -497,17 +507,12 @@ func (s *Sim) converged() bool {
 	if s.wq.Dirty() > 0 || s.restartWaiting() {
 		return false
 	}
-	for _, k := range s.st.DeploymentKeys {
-		if !s.deploymentComplete(s.st.Deployments[k]) {
-			return false
-		}
+	// the summary's count, refreshed at the end of the instant, of the
+	// Deployments deploymentComplete says are not
+	if s.met.nIncomplete > 0 {
+		return false
 	}
-	for _, st := range s.st.ReplicaSets {
-		if st.Terminating > 0 || int32(len(st.Pods)) != st.Active+st.Terminal {
-			return false
-		}
-	}
-	return true
+	return s.podsSettled()
 }
 
 // deploymentComplete is upstream's DeploymentComplete plus "no old pods":

@@ -180,17 +180,23 @@ func joinComma(xs []string) string {
 	return out
 }
 
-// target finds the Deployment a step acts on.
+// target finds the Deployment a step acts on: the first, in key order,
+// of the step's name, in any namespace.
 func (s *Sim) target(st *Step) (*appsv1.Deployment, error) {
+	keys := s.st.DeploymentKeys // sorted
 	if st.Deployment != "" {
-		for _, k := range sortedKeys(s.st.Deployments) {
-			if d := s.st.Deployments[k]; d.Name == st.Deployment {
-				return d, nil
+		// Deployments are never deleted: a new one changes the count
+		if s.byName == nil || s.byNameOf != len(keys) {
+			s.byName, s.byNameOf = make(map[string]string, len(keys)), len(keys)
+			for i := len(keys) - 1; i >= 0; i-- {
+				s.byName[s.st.Deployments[keys[i]].Name] = keys[i]
 			}
+		}
+		if k, ok := s.byName[st.Deployment]; ok {
+			return s.st.Deployments[k], nil
 		}
 		return nil, fmt.Errorf("deployment %q not found", st.Deployment)
 	}
-	keys := sortedKeys(s.st.Deployments)
 	if len(keys) != 1 {
 		return nil, fmt.Errorf("the step must name its deployment (there are %d)", len(keys))
 	}
