@@ -24,8 +24,56 @@ func (e *engine) Schedule(at time.Duration, t cluster.Timer) {
 func (e *engine) Note(format string, args ...any) { (*Sim)(e).note(format, args...) }
 
 // Notify is the pod informer's handler: the ReplicaSet of the work-queue
-// item it is queued after the controllers' reaction latency.
-func (e *engine) Notify(it *wqItem) { (*Sim)(e).notifyItem(it) }
+// item it is queued after the controllers' reaction latency. When the
+// ReplicaSet's status does not report terminating pods (the feature off,
+// or not written since a state was loaded), the trace and the summary
+// count them from the record, which a pod change may have changed: its
+// Deployment is touched.
+func (e *engine) Notify(it *wqItem) {
+	s := (*Sim)(e)
+	if st := it.X.RS; st != nil {
+		if st.OwnerItem != nil && st.Obj.Status.TerminatingReplicas == nil {
+			s.met.touch(st.OwnerItem)
+		}
+		if s.settledInit {
+			s.unsettled = append(s.unsettled, st)
+		}
+	}
+	s.notifyItem(it)
+}
+
+// podsSettled reports whether no stored ReplicaSet has a pod terminating
+// or not counted (the pod side of converged). The first call looks at
+// every ReplicaSet; later ones at those that were unsettled and those
+// whose pods changed since (Notify), so that an instant costs what
+// changed in it.
+func (s *Sim) podsSettled() bool {
+	settled := func(st *cluster.ReplicaSet) bool {
+		return st.Terminating == 0 && int32(len(st.Pods)) == st.Active+st.Terminal
+	}
+	if !s.settledInit {
+		s.settledInit = true
+		for _, st := range s.st.ReplicaSets {
+			if !settled(st) {
+				s.unsettled = append(s.unsettled, st)
+			}
+		}
+	}
+	if s.settledSeen == nil {
+		s.settledSeen = map[*cluster.ReplicaSet]uint64{}
+	}
+	s.settledCall++
+	keep := s.unsettled[:0]
+	for _, st := range s.unsettled {
+		if s.settledSeen[st] != s.settledCall && s.st.ReplicaSets[st.Key()] == st && !settled(st) {
+			s.settledSeen[st] = s.settledCall // listed once
+			keep = append(keep, st)
+		}
+	}
+	clear(s.unsettled[len(keep):])
+	s.unsettled = keep
+	return len(keep) == 0
+}
 
 // PodDeleted is the Deployment controller's pod handler: a Recreate
 // Deployment is queued once the last pod of its ReplicaSets is gone.

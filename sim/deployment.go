@@ -91,11 +91,15 @@ func (s *Sim) syncFailed(k *wqItem) {
 // first applied actions have been written: those with Event.After ≤ applied.
 func (s *Sim) recordEvents(d *appsv1.Deployment, evs []rollout.Event, applied int) {
 	var f *Frame
+	it := s.syncItem
+	if it == nil { // the generic built-in (deploymentcontroller.go)
+		it = s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: s.st.Key(d.Namespace, d.Name)})
+	}
 	for _, e := range evs {
 		if e.After > applied {
 			continue
 		}
-		s.met.event(e)
+		s.met.event(it, e)
 		if s.opts.NoTrace {
 			continue
 		}

@@ -76,8 +76,10 @@
 //     objects), userinvariants.go (invariants of your own),
 //     hostedtrace.go (custom objects in the trace), deploymentcontroller.go
 //     and restartcontroller.go (the built-ins written against the API);
-//     trace.go, explain.go, stop.go, events.go, writelog.go, svg.go (what a
-//     run shows); invariants.go (the checks).
+//     trace.go, changes.go (a trace records what changed at each
+//     instant), summary.go (the summary, per Deployment), explain.go,
+//     stop.go, events.go, writelog.go, svg.go (what a run shows);
+//     invariants.go (the checks).
 //   - sim/sweep: runs a scenario over seeds and strategy combinations, in
 //     parallel or in shards.
 //   - sim/cmd/deploysim: the command.
@@ -134,8 +136,8 @@
 // the start, which the API server refuses with 409 Conflict. The text trace
 // shows each in one line ([DescribeStop]):
 //
-//	deployment/web requeued: the sync's 2nd deployment write, after recording revision 2, was stale (409 Conflict, as upstream; retried)
-//	deployment/web requeued: stale write of replica set web-8679587d46, already written in this sync (409 Conflict, as upstream; retried)
+//	deployment/web: recorded revision 2, then synced again (the sync's next write of the deployment met 409 Conflict: upstream's normal course, not an error)
+//	deployment/web: synced again (the sync's 2nd write of replica set web-8679587d46 met 409 Conflict: upstream's normal course, not an error)
 //
 // A pod-template-hash collision and a write the API server refuses as
 // invalid (an int32 overflow of the status counts) get their own lines;

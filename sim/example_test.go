@@ -44,12 +44,11 @@ steps:
 	}
 	fmt.Print(sim.DescribeSummary(&res.Summary))
 	// Output:
-	// summary
-	//   complete:            t=1m6s (6s after the first step)
-	//   scaling steps:       4
-	//   peak pods:           4
-	//   min available:       2
-	//   below minAvailable:  0s
+	// summary, t=1m0s to t=1m7s (from the first step on):
+	//   DEPLOYMENT  COMPLETE      SCALING STEPS  PEAK PODS/CEILING  PEAK TERMINATING  MIN AVAILABLE/FLOOR  BELOW FLOOR
+	//   web         t=1m6s (+6s)  4              3/3                1                 2/2                  0s
+	//   (peak pods: the most running at once, terminating ones not counted, and replicas + maxSurge then;
+	//    min available: the fewest available against minAvailable = replicas - maxUnavailable then)
 }
 
 // Start from a cluster's state, as `kubectl get deploy,rs,pods -o yaml`

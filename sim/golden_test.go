@@ -19,9 +19,15 @@ const scenarioDir = "../testdata/scenarios"
 // Options.Explain, NAME.explain.golden.
 var explainGoldens = []string{"crashloop-deadline-undo", "nginx-rolling-update", "stall-explained", "surge1-unavailable0"}
 
+// fullGoldens are the scenarios that also have a trace with
+// Options.FullView, NAME.full.golden (TestChangesReplayToFullView checks
+// the full view of every scenario against its trace of changes).
+var fullGoldens = []string{"nginx-rolling-update"}
+
 // TestGolden runs every bundled scenario and compares its text trace with
-// NAME.golden, and for explainGoldens its trace with Options.Explain with
-// NAME.explain.golden. Run `go test ./sim -update` to rewrite them.
+// NAME.golden, for explainGoldens its trace with Options.Explain with
+// NAME.explain.golden, and for fullGoldens its full view with
+// NAME.full.golden. Run `go test ./sim -update` to rewrite them.
 func TestGolden(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.yaml"))
 	if err != nil {
@@ -41,6 +47,9 @@ func TestGolden(t *testing.T) {
 			checkGolden(t, sc, Options{Check: true}, base+".golden")
 			if slices.Contains(explainGoldens, name) {
 				checkGolden(t, sc, Options{Check: true, Explain: true}, base+".explain.golden")
+			}
+			if slices.Contains(fullGoldens, name) {
+				checkGolden(t, sc, Options{Check: true, FullView: true}, base+".full.golden")
 			}
 		})
 	}
@@ -82,22 +91,24 @@ func TestGoldenWithoutChecks(t *testing.T) {
 	}
 }
 
-// TestExplainGoldensExist fails on an explain golden of a scenario that is
-// not in explainGoldens (it would never be compared) or that does not
-// exist.
+// TestExplainGoldensExist fails on an explain or full-view golden of a
+// scenario that is not in explainGoldens or fullGoldens (it would never be
+// compared) or that does not exist.
 func TestExplainGoldensExist(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.explain.golden"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		if name := strings.TrimSuffix(filepath.Base(f), ".explain.golden"); !slices.Contains(explainGoldens, name) {
-			t.Errorf("%s: %s is not in explainGoldens: add it or remove the file", f, name)
+	for suffix, names := range map[string][]string{".explain.golden": explainGoldens, ".full.golden": fullGoldens} {
+		files, err := filepath.Glob(filepath.Join(scenarioDir, "*"+suffix))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for _, name := range explainGoldens {
-		if _, err := os.Stat(filepath.Join(scenarioDir, name+".yaml")); err != nil {
-			t.Errorf("explainGoldens: %v", err)
+		for _, f := range files {
+			if name := strings.TrimSuffix(filepath.Base(f), suffix); !slices.Contains(names, name) {
+				t.Errorf("%s: %s has no entry for %s goldens: add it or remove the file", f, name, suffix)
+			}
+		}
+		for _, name := range names {
+			if _, err := os.Stat(filepath.Join(scenarioDir, name+".yaml")); err != nil {
+				t.Errorf("%s goldens: %v", suffix, err)
+			}
 		}
 	}
 }

@@ -85,6 +85,21 @@ func (s *Sim) fillObjects(f *Frame) {
 	}
 }
 
+// objectsChanged fills f's object rows (custom objects, and ReplicaSets
+// no Deployment controls) when they differ from those the trace showed
+// last, and reports whether they do: a trace of changes shows them when
+// any changed.
+func (s *Sim) objectsChanged(f *Frame) bool {
+	s.fillObjects(f)
+	text := describeObjects(f.Objects)
+	if text == s.prevObjects {
+		f.Objects = nil
+		return false
+	}
+	s.prevObjects = text
+	return true
+}
+
 // replicaSetRow is the trace's row of a stored ReplicaSet.
 func replicaSetRow(st *cluster.ReplicaSet) ReplicaSetRow {
 	rs := st.Obj

@@ -35,9 +35,8 @@ func TestInformerDelay(t *testing.T) {
 		t.Errorf("conflicts without a delay %d, with 20ms %d; want 4 and 15", n0, n20)
 	}
 	last := func(r *Result) string {
-		f := r.Trace.Frames[len(r.Trace.Frames)-1]
 		var b strings.Builder
-		for _, d := range f.Deployments {
+		for _, d := range r.Trace.Final() {
 			fmt.Fprintf(&b, "%s rev %s replicas %d updated %d available %d;", d.Name, d.Revision, d.Replicas, d.Updated, d.Available)
 			for _, rs := range d.ReplicaSets {
 				fmt.Fprintf(&b, " %s %d/%d", rs.Name, rs.Desired, rs.Available)

@@ -165,8 +165,7 @@ steps:
 	}
 	// The old ReplicaSet is kept while its pod terminates (t=7s) and is
 	// gone at the end.
-	last := res.Trace.Frames[len(res.Trace.Frames)-1]
-	if n := len(last.Deployments[0].ReplicaSets); n != 1 {
+	if n := len(res.Trace.Final()[0].ReplicaSets); n != 1 {
 		t.Errorf("%d replica sets at the end, want 1 (the old one cleaned up)", n)
 	}
 }

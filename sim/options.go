@@ -28,6 +28,12 @@ type Options struct {
 	// NoTrace skips building the trace (frames); the summary is still
 	// computed. Benchmarks use it.
 	NoTrace bool
+	// FullView makes every frame of the trace hold every Deployment with
+	// its whole state, whether it changed or not (the trace's form before
+	// format version 2), instead of the Deployments that changed and what
+	// changed of them ([Trace.States] rebuilds the state). Its cost grows
+	// with the Deployments times the instants.
+	FullView bool
 	// Check runs the invariants (see [Invariants]) after every write of the
 	// Deployment controller and at the end of the run.
 	Check bool

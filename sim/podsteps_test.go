@@ -43,8 +43,7 @@ func runPodSteps(t *testing.T, steps string) (*Result, string) {
 
 // lastRow is the last state of the Deployment web in the trace.
 func lastRow(res *Result) DeploymentRow {
-	f := res.Trace.Frames[len(res.Trace.Frames)-1]
-	return f.Deployments[0]
+	return res.Trace.Final()[0]
 }
 
 func TestPodStepPhaseFailedIsReplaced(t *testing.T) {
@@ -72,9 +71,9 @@ func TestPodStepReadyFalseThenTrue(t *testing.T) {
   pod: {index: 1, ready: true}
 `)
 	var at45, end int32 = -1, lastRow(res).Available
-	for _, f := range res.Trace.Frames {
+	for f, rows := range res.Trace.States() {
 		if f.At <= 45*time.Second {
-			at45 = f.Deployments[0].Available
+			at45 = rows[0].Available
 		}
 	}
 	if at45 != 2 || end != 3 {
@@ -174,8 +173,8 @@ func TestUnreachableNodeRecovers(t *testing.T) {
 		}
 	}
 	// the evicted pods stay Terminating until 3m, then terminate in 1s
-	for _, f := range res.Trace.Frames {
-		d := f.Deployments[0]
+	for f, rows := range res.Trace.States() {
+		d := rows[0]
 		if f.At > 2*time.Minute+10*time.Second && f.At < 3*time.Minute && *d.Terminating != 2 {
 			t.Errorf("%s: terminating %d, want 2", offset(f.At), *d.Terminating)
 		}

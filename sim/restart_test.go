@@ -62,7 +62,7 @@ func TestRestartPresetXing(t *testing.T) {
 	if !strings.Contains(text, "t=32s\n  restart controller: restarted deployment/web: secret/default/creds checksum ") {
 		t.Errorf("no restart at 32s:\n%s", text)
 	}
-	if !strings.Contains(text, "\n  restarts:            web 1\n") {
+	if !strings.Contains(text, "\n  restarts: web 1\n") {
 		t.Errorf("the summary does not count one restart of web:\n%s", text)
 	}
 	var restarts []Restart

@@ -176,4 +176,20 @@ func TestTraceCap(t *testing.T) {
 	if txt := capped.Text(); !strings.Contains(txt, "frames not kept: a trace keeps at most 100000 (sim.MaxTraceFrames)") {
 		t.Errorf("text lacks the truncation line:\n%s", txt)
 	}
+	// A trace of changes lost those of the dropped frames: its last frame
+	// holds every Deployment, as the full view's does.
+	fullView, err := Run(sc, Options{FullView: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := got.Frames[3]
+	if !last.Full || got.Frames[2].Full {
+		t.Errorf("full frames: %v %v, want only the last", got.Frames[2].Full, last.Full)
+	}
+	if diff := cmp.Diff(fullView.Trace.Frames[n-1].Deployments, last.Deployments); diff != "" {
+		t.Errorf("last frame of the capped trace (-full view +capped):\n%s", diff)
+	}
+	if diff := cmp.Diff(fullView.Trace.Final(), got.Final()); diff != "" {
+		t.Errorf("final state of the capped trace (-full view +capped):\n%s", diff)
+	}
 }

@@ -86,18 +86,31 @@ type Sim struct {
 	c *cluster.Cluster
 
 	stopWhenConverged bool
-	lastStepAt        time.Duration
-	stepsLeft         int
-	instant           uint64 // number of the current instant (for wqItem.syncs)
-	progressAt        int    // stats.Events at the last Options.Progress call
+	// byName finds a step's Deployment by name (see target), made for
+	// byNameOf Deployments
+	byName   map[string]string
+	byNameOf int
+	// unsettled holds ReplicaSet records that may have pods terminating
+	// (see podsSettled), once settledInit
+	unsettled   []*cluster.ReplicaSet
+	settledInit bool
+	settledSeen map[*cluster.ReplicaSet]uint64 // the call that kept it
+	settledCall uint64
+	lastStepAt  time.Duration
+	stepsLeft   int
+	instant     uint64 // number of the current instant (for wqItem.syncs)
+	progressAt  int    // stats.Events at the last Options.Progress call
 
 	cur       *Frame // frame being built for the current instant
 	trace     Trace
 	maxFrames int    // MaxTraceFrames (tests lower it)
-	prev      string // rendering of the last frame's state, for change detection
-	met       metrics
-	stats     Stats
-	checks    *checker
+	prev      string // rendering of the last frame's state, for change detection (FullView)
+	// prevObjects is the rendering of the object rows the trace showed
+	// last (a trace of changes)
+	prevObjects string
+	met         metrics
+	stats       Stats
+	checks      *checker
 	// restart is the restart controller, nil unless the scenario enables it
 	restart *restarter
 	failed  error
@@ -190,7 +203,7 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 		wq:        newWorkQueue(),
 		st:        newStore(),
 	}
-	s.trace.fullStops = o.FullStops
+	s.trace.fullStops, s.trace.Full = o.FullStops, o.FullView
 	s.q.q.OnInstant = s.q.touchInstant
 	// room for a start-up timer per replica, all queued at once when the
 	// Deployments are created
@@ -325,6 +338,7 @@ func (s *Sim) Run() (*Result, error) {
 	if !s.done {
 		s.endInstant()
 	}
+	s.endTrace()
 	s.stats.ReplicaSetSyncs, s.stats.PodsCreated = s.c.Stats.ReplicaSetSyncs, s.c.Stats.PodsCreated
 	res := &Result{Scenario: s.sc.Name, Seed: s.seed, Trace: s.trace, Stats: s.stats, Missed: s.missed}
 	res.Summary = s.met.summary(s)
@@ -494,16 +508,7 @@ func (s *Sim) endInstant() bool {
 	}
 	stop := s.stopWhenConverged && s.stepsLeft == 0 && s.converged()
 	if !s.opts.NoTrace {
-		f := s.frame()
-		if stop {
-			f.Notes = append(f.Notes, "converged: stopping")
-		}
-		s.fillState(f)
-		state := describeState(f)
-		if len(f.Notes) > 0 || len(f.Stops) > 0 || wroteSomething(f.Syncs) || len(f.Restarts) > 0 || len(f.Events) > 0 || state != s.prev {
-			s.keepFrame(f)
-			s.prev = state
-		}
+		s.recordFrame(stop)
 	}
 	s.cur = nil
 	if s.opts.Progress != nil && s.stats.Events-s.progressAt >= ProgressEvery {
@@ -530,17 +535,12 @@ func (s *Sim) converged() bool {
 	if s.wq.Dirty() > 0 || s.restartWaiting() {
 		return false
 	}
-	for _, k := range s.st.DeploymentKeys {
-		if !s.deploymentComplete(s.st.Deployments[k]) {
-			return false
-		}
+	// the summary's count, refreshed at the end of the instant, of the
+	// Deployments deploymentComplete says are not
+	if s.met.nIncomplete > 0 {
+		return false
 	}
-	for _, st := range s.st.ReplicaSets {
-		if st.Terminating > 0 || int32(len(st.Pods)) != st.Active+st.Terminal {
-			return false
-		}
-	}
-	return true
+	return s.podsSettled()
 }
 
 // deploymentComplete is upstream's DeploymentComplete plus "no old pods":

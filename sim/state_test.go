@@ -401,7 +401,7 @@ func TestStateResourceQuota(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := res.Trace.Frames[len(res.Trace.Frames)-1].Deployments[0]
+	last := res.Trace.Final()[0]
 	rs := last.ReplicaSets
 	var msg string
 	for _, r := range rs {

@@ -16,6 +16,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Step is one user action at a time offset. Exactly one action is set.
@@ -167,6 +168,9 @@ func describeTemplate(d *appsv1.Deployment) string {
 	return s
 }
 
+// describeStrategy names d's strategy, a percentage with what it
+// resolves to against spec.replicas, as explain shows it: "RollingUpdate
+// maxSurge 25% (1) maxUnavailable 25% (0)".
 func describeStrategy(d *appsv1.Deployment) string {
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
 		return "Recreate"
@@ -175,7 +179,13 @@ func describeStrategy(d *appsv1.Deployment) string {
 	if ru == nil || ru.MaxSurge == nil || ru.MaxUnavailable == nil {
 		return "RollingUpdate"
 	}
-	return fmt.Sprintf("RollingUpdate maxSurge %s maxUnavailable %s", ru.MaxSurge.String(), ru.MaxUnavailable.String())
+	value := func(v *intstr.IntOrString, resolved int32) string {
+		if v.Type == intstr.String {
+			return fmt.Sprintf("%s (%d)", v.StrVal, resolved)
+		}
+		return v.String()
+	}
+	return fmt.Sprintf("RollingUpdate maxSurge %s maxUnavailable %s", value(ru.MaxSurge, maxSurge(d)), value(ru.MaxUnavailable, maxUnavailable(d)))
 }
 
 func joinComma(xs []string) string {
@@ -189,17 +199,23 @@ func joinComma(xs []string) string {
 	return out
 }
 
-// target finds the Deployment a step acts on.
+// target finds the Deployment a step acts on: the first, in key order,
+// of the step's name, in any namespace.
 func (s *Sim) target(st *Step) (*appsv1.Deployment, error) {
+	keys := s.st.DeploymentKeys // sorted
 	if st.Deployment != "" {
-		for _, k := range sortedKeys(s.st.Deployments) {
-			if d := s.st.Deployments[k]; d.Name == st.Deployment {
-				return d, nil
+		// Deployments are never deleted: a new one changes the count
+		if s.byName == nil || s.byNameOf != len(keys) {
+			s.byName, s.byNameOf = make(map[string]string, len(keys)), len(keys)
+			for i := len(keys) - 1; i >= 0; i-- {
+				s.byName[s.st.Deployments[keys[i]].Name] = keys[i]
 			}
+		}
+		if k, ok := s.byName[st.Deployment]; ok {
+			return s.st.Deployments[k], nil
 		}
 		return nil, fmt.Errorf("deployment %q not found", st.Deployment)
 	}
-	keys := sortedKeys(s.st.Deployments)
 	if len(keys) != 1 {
 		return nil, fmt.Errorf("the step must name its deployment (there are %d)", len(keys))
 	}

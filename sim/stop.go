@@ -84,19 +84,21 @@ func classifyStop(text string) StopKind {
 
 // DescribeStop renders a stop as one line of the text trace (without
 // indentation): what happened in a few words for the known kinds, the full
-// text for the others.
+// text for the others. The stale writes, which upstream's controller makes
+// at the start of most rollouts, read as the normal course they are; a
+// hash collision and a refused write as the requeues they are.
 func DescribeStop(st *Stop) string {
-	const retried = "(409 Conflict, as upstream; retried)"
+	const normal = ": upstream's normal course, not an error)"
 	head := "deployment/" + st.Deployment + " requeued: "
 	switch st.Kind {
 	case StopStaleDeployment:
 		if m := recordRevisionRE.FindStringSubmatch(st.FirstWrite); m != nil {
-			return head + "the sync's 2nd deployment write, after recording revision " + m[1] + ", was stale " + retried
+			return "deployment/" + st.Deployment + ": recorded revision " + m[1] + ", then synced again (the sync's next write of the deployment met 409 Conflict" + normal
 		}
-		return head + "the sync's 2nd deployment write was stale " + retried
+		return "deployment/" + st.Deployment + ": synced again (the sync's 2nd write of the deployment met 409 Conflict" + normal
 	case StopStaleReplicaSet:
 		if m := staleReplicaSetRE.FindStringSubmatch(st.Text); m != nil {
-			return head + "stale write of replica set " + m[1] + ", already written in this sync " + retried
+			return "deployment/" + st.Deployment + ": synced again (the sync's 2nd write of replica set " + m[1] + " met 409 Conflict" + normal
 		}
 	case StopHashCollision:
 		if m := hashCollisionRE.FindStringSubmatch(st.Text); m != nil {

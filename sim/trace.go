@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deploymath/deploymath/rollout"
 	appsv1 "k8s.io/api/apps/v1"
 )
 
@@ -21,6 +20,10 @@ import (
 type Trace struct {
 	Frames  []Frame `json:"frames"`
 	Dropped int     `json:"dropped,omitempty"`
+	// Full is set when every frame holds every Deployment
+	// ([Options].FullView); otherwise a frame holds the Deployments that
+	// changed at its instant (see [Trace.States]).
+	Full bool `json:"full,omitempty"`
 
 	// fullStops renders stops with their full text ([Options].FullStops).
 	fullStops bool
@@ -54,12 +57,19 @@ type Frame struct {
 	Restarts []Restart `json:"restarts,omitempty"`
 	// Events are the events the Deployment controller recorded.
 	Events []TraceEvent `json:"events,omitempty"`
-	// Deployments is the state of every Deployment and its ReplicaSets.
+	// Deployments are the Deployments whose state changed at this
+	// instant, with what changed (see [Trace.States]); with
+	// [Options].FullView, and when Full is set, every Deployment with
+	// its whole state.
 	Deployments []DeploymentRow `json:"deployments"`
 	// Objects are the objects of custom kinds with the ReplicaSets they
 	// control, and the ReplicaSets no controller of the run controls
 	// (with hosted controllers or custom objects only).
 	Objects []ObjectRow `json:"objects,omitempty"`
+	// Full is set on a frame of a trace of changes that holds every
+	// Deployment with its whole state: the last frame of a trace that
+	// dropped frames.
+	Full bool `json:"full,omitempty"`
 
 	// seq numbers the stops, syncs and restarts of the frame in the order
 	// of the run; the text trace merges them in that order.
@@ -121,22 +131,41 @@ type TraceEvent struct {
 	Write *EventWrite `json:"write,omitempty"`
 }
 
-// DeploymentRow is a Deployment's spec summary and status.
+// DeploymentRow is a Deployment's spec summary and status: its state,
+// or in a trace of changes what changed of it (see [Trace.States]).
 type DeploymentRow struct {
-	Name               string          `json:"name"`
-	Generation         int64           `json:"generation"`
-	ObservedGeneration int64           `json:"observedGeneration"`
-	Revision           string          `json:"revision,omitempty"`
-	Paused             bool            `json:"paused,omitempty"`
-	Spec               int32           `json:"specReplicas"`
-	Replicas           int32           `json:"replicas"`
-	Updated            int32           `json:"updatedReplicas"`
-	Ready              int32           `json:"readyReplicas"`
-	Available          int32           `json:"availableReplicas"`
-	Unavailable        int32           `json:"unavailableReplicas"`
-	Terminating        *int32          `json:"terminatingReplicas,omitempty"`
-	Conditions         []ConditionRow  `json:"conditions,omitempty"`
-	ReplicaSets        []ReplicaSetRow `json:"replicaSets"`
+	Name               string `json:"name"`
+	Namespace          string `json:"namespace,omitempty"`
+	Generation         int64  `json:"generation"`
+	ObservedGeneration int64  `json:"observedGeneration"`
+	Revision           string `json:"revision,omitempty"`
+	Paused             bool   `json:"paused,omitempty"`
+	Spec               int32  `json:"specReplicas"`
+	Replicas           int32  `json:"replicas"`
+	Updated            int32  `json:"updatedReplicas"`
+	Ready              int32  `json:"readyReplicas"`
+	Available          int32  `json:"availableReplicas"`
+	Unavailable        int32  `json:"unavailableReplicas"`
+	Terminating        *int32 `json:"terminatingReplicas,omitempty"`
+	// MaxSurge and MaxUnavailable are the strategy's, resolved against
+	// spec.replicas (0 and 0 for Recreate).
+	MaxSurge       int32 `json:"maxSurge"`
+	MaxUnavailable int32 `json:"maxUnavailable"`
+	// Conditions are the Deployment's conditions in the object's order
+	// (in a trace of changes: those that changed, all of them when
+	// AllConditions is set), RemovedConditions the types of those gone.
+	Conditions        []ConditionRow `json:"conditions,omitempty"`
+	AllConditions     bool           `json:"allConditions,omitempty"`
+	RemovedConditions []string       `json:"removedConditions,omitempty"`
+	// ReplicaSets are the ReplicaSets it controls, oldest first (in a
+	// trace of changes: those that changed, all of them when
+	// AllReplicaSets is set), RemovedReplicaSets the names of those it
+	// no longer controls: deleted, or released for those also in
+	// ReleasedReplicaSets.
+	ReplicaSets         []ReplicaSetRow `json:"replicaSets"`
+	AllReplicaSets      bool            `json:"allReplicaSets,omitempty"`
+	RemovedReplicaSets  []string        `json:"removedReplicaSets,omitempty"`
+	ReleasedReplicaSets []string        `json:"releasedReplicaSets,omitempty"`
 }
 
 // ConditionRow is a Deployment condition with its times as offsets.
@@ -161,34 +190,77 @@ type ReplicaSetRow struct {
 	Failure     string `json:"failure,omitempty"`
 }
 
-// fillState records the state of every Deployment into f.
+// fillState records the state of every Deployment into f (the full
+// view).
 func (s *Sim) fillState(f *Frame) {
 	f.Deployments = f.Deployments[:0]
 	for _, k := range sortedKeys(s.st.Deployments) {
-		d := s.st.Deployments[k]
-		row := DeploymentRow{
-			Name: d.Name, Generation: d.Generation, ObservedGeneration: d.Status.ObservedGeneration,
-			Revision: d.Annotations["deployment.kubernetes.io/revision"], Paused: d.Spec.Paused,
-			Spec: replicas(d), Replicas: d.Status.Replicas, Updated: d.Status.UpdatedReplicas,
-			Ready: d.Status.ReadyReplicas, Available: d.Status.AvailableReplicas,
-			Unavailable: d.Status.UnavailableReplicas,
-		}
-		if t := d.Status.TerminatingReplicas; t != nil {
-			v := *t
-			row.Terminating = &v
-		}
-		for _, c := range d.Status.Conditions {
-			row.Conditions = append(row.Conditions, ConditionRow{
-				Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message,
-				LastUpdate: c.LastUpdateTime.Sub(Epoch), LastTransition: c.LastTransitionTime.Sub(Epoch),
-			})
-		}
-		for _, rs := range s.st.OwnedReplicaSets(d) {
-			row.ReplicaSets = append(row.ReplicaSets, replicaSetRow(s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]))
-		}
-		f.Deployments = append(f.Deployments, row)
+		f.Deployments = append(f.Deployments, s.deploymentRow(s.st.Deployments[k]))
 	}
 	s.fillObjects(f)
+}
+
+// deploymentRow is the state of d and its ReplicaSets.
+func (s *Sim) deploymentRow(d *appsv1.Deployment) DeploymentRow {
+	row := DeploymentRow{
+		Name: d.Name, Namespace: d.Namespace, Generation: d.Generation, ObservedGeneration: d.Status.ObservedGeneration,
+		Revision: d.Annotations["deployment.kubernetes.io/revision"], Paused: d.Spec.Paused,
+		Spec: replicas(d), Replicas: d.Status.Replicas, Updated: d.Status.UpdatedReplicas,
+		Ready: d.Status.ReadyReplicas, Available: d.Status.AvailableReplicas,
+		Unavailable: d.Status.UnavailableReplicas, MaxSurge: maxSurge(d), MaxUnavailable: maxUnavailable(d),
+	}
+	if t := d.Status.TerminatingReplicas; t != nil {
+		v := *t
+		row.Terminating = &v
+	}
+	for _, c := range d.Status.Conditions {
+		row.Conditions = append(row.Conditions, ConditionRow{
+			Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message,
+			LastUpdate: c.LastUpdateTime.Sub(Epoch), LastTransition: c.LastTransitionTime.Sub(Epoch),
+		})
+	}
+	for _, rs := range s.st.OwnedReplicaSets(d) {
+		row.ReplicaSets = append(row.ReplicaSets, replicaSetRow(s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]))
+	}
+	return row
+}
+
+// recordFrame closes the current instant's frame: it is kept when
+// something happened or some Deployment's state changed since the last
+// kept frame (stop adds the note that the run stops).
+func (s *Sim) recordFrame(stop bool) {
+	f := s.frame()
+	if stop {
+		f.Notes = append(f.Notes, "converged: stopping")
+	}
+	happened := len(f.Notes) > 0 || len(f.Stops) > 0 || wroteSomething(f.Syncs) || len(f.Restarts) > 0 || len(f.Events) > 0
+	if s.opts.FullView {
+		s.fillState(f)
+		state := describeState(f)
+		if happened || state != s.prev {
+			s.keepFrame(f)
+			s.prev = state
+		}
+		return
+	}
+	rows := s.trackChanges(f)
+	objects := s.objectsChanged(f)
+	if happened || len(rows) > 0 || objects {
+		s.keepFrame(f)
+		shown(rows)
+	}
+}
+
+// endTrace completes the trace at the end of the run: when frames were
+// dropped, the last one holds every Deployment (a reader of the changes
+// lost those of the dropped frames).
+func (s *Sim) endTrace() {
+	if s.opts.NoTrace || s.opts.FullView || s.trace.Dropped == 0 {
+		return
+	}
+	f := &s.trace.Frames[len(s.trace.Frames)-1]
+	f.Full = true
+	s.fillState(f)
 }
 
 // offset formats a duration as a trace time ("t=1m30s").
@@ -263,8 +335,24 @@ func DescribeDeployment(d *DeploymentRow) string {
 	for _, c := range d.Conditions {
 		fmt.Fprintf(&b, "    %s=%s %s (updated %s, changed %s): %s\n", c.Type, c.Status, c.Reason, offset(c.LastUpdate), offset(c.LastTransition), c.Message)
 	}
+	for _, c := range d.RemovedConditions {
+		fmt.Fprintf(&b, "    %s: condition removed\n", c)
+	}
 	describeReplicaSetTable(&b, d.ReplicaSets)
+	describeRemoved(&b, d)
 	return b.String()
+}
+
+// describeRemoved renders the ReplicaSets a row of changes says d no
+// longer controls.
+func describeRemoved(b *strings.Builder, d *DeploymentRow) {
+	for _, r := range d.RemovedReplicaSets {
+		if slices.Contains(d.ReleasedReplicaSets, r) {
+			fmt.Fprintf(b, "    replica set %s: released (no longer controlled by %s)\n", r, d.Name)
+		} else {
+			fmt.Fprintf(b, "    replica set %s: deleted\n", r)
+		}
+	}
 }
 
 // JSON renders the trace and summary as indented JSON.
@@ -288,7 +376,11 @@ func (r *Result) JSON() ([]byte, error) {
 // Text renders the trace followed by the summary (and violations).
 func (r *Result) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "scenario %s (seed %d)\n", r.Scenario, r.Seed)
+	fmt.Fprintf(&b, "scenario %s (seed %d)", r.Scenario, r.Seed)
+	if !r.Trace.Full && len(r.Trace.Frames) > 0 {
+		b.WriteString(": each instant shows what changed")
+	}
+	b.WriteByte('\n')
 	b.WriteString(DescribeTrace(r.Trace))
 	b.WriteString(DescribeSummary(&r.Summary))
 	for _, v := range r.Violations {
@@ -301,203 +393,4 @@ func (r *Result) Text() string {
 		fmt.Fprintf(&b, "MISSED %s\n", m.Message)
 	}
 	return b.String()
-}
-
-// ---- summary ----
-
-// Summary condenses a run for what-if comparisons. The window starts at the
-// first step (time 0 without steps).
-type Summary struct {
-	// Completed reports whether every Deployment was complete at the end;
-	// CompletedAt is when it last became complete after the last step.
-	Completed   bool          `json:"completed"`
-	CompletedAt time.Duration `json:"completedAt"`
-	// TimeToComplete is CompletedAt minus the window start.
-	TimeToComplete time.Duration `json:"timeToComplete"`
-	// ScalingSteps counts ScalingReplicaSet events in the window.
-	ScalingSteps int `json:"scalingSteps"`
-	// PeakPods is the largest number of pods (terminating included).
-	PeakPods int `json:"peakPods"`
-	// MinAvailable is the smallest number of available pods (by ReplicaSet
-	// status) over all Deployments in the window.
-	MinAvailable int32 `json:"minAvailable"`
-	// BelowMinAvailable is how long some Deployment had fewer available
-	// pods than replicas − maxUnavailable.
-	BelowMinAvailable time.Duration `json:"belowMinAvailable"`
-	// End is when the run stopped.
-	End time.Duration `json:"end"`
-	// Restarts counts the restarts of each workload by the restart
-	// controller over the whole run, most restarted first (then by name);
-	// empty when none was restarted.
-	Restarts []RestartCount `json:"restarts,omitempty"`
-}
-
-// RestartCount is how many times the restart controller restarted a
-// workload.
-type RestartCount struct {
-	// Workload is the workload's name, "NS/NAME" outside the default
-	// namespace.
-	Workload string `json:"workload"`
-	Count    int    `json:"count"`
-}
-
-// DescribeSummary renders the summary.
-func DescribeSummary(s *Summary) string {
-	var b strings.Builder
-	b.WriteString("summary\n")
-	if s.Completed {
-		fmt.Fprintf(&b, "  complete:            %s (%s after the first step)\n", offset(s.CompletedAt), s.TimeToComplete)
-	} else {
-		fmt.Fprintf(&b, "  complete:            no (run ended at %s)\n", offset(s.End))
-	}
-	fmt.Fprintf(&b, "  scaling steps:       %d\n", s.ScalingSteps)
-	fmt.Fprintf(&b, "  peak pods:           %d\n", s.PeakPods)
-	fmt.Fprintf(&b, "  min available:       %d\n", s.MinAvailable)
-	fmt.Fprintf(&b, "  below minAvailable:  %s\n", s.BelowMinAvailable)
-	if len(s.Restarts) > 0 {
-		parts := make([]string, len(s.Restarts))
-		for i, r := range s.Restarts {
-			parts[i] = fmt.Sprintf("%s %d", r.Workload, r.Count)
-		}
-		fmt.Fprintf(&b, "  restarts:            %s\n", strings.Join(parts, ", "))
-	}
-	return b.String()
-}
-
-type metrics struct {
-	// per-Deployment figures, refreshed at the end of an instant for the
-	// Deployments whose object or ReplicaSets were written (touched)
-	deps        []*depMetric // deps[it.X.Slot-1] is the Deployment of the work-queue item it
-	dirty       []*depMetric
-	total       int32 // Σ available over deps
-	nBelow      int   // deps below minAvailable
-	nIncomplete int   // deps not complete
-	started     bool
-	start       time.Duration
-	scaling     int
-	peak        int
-	minAvail    int32
-	below       time.Duration
-	lastAt      time.Duration
-	lastBelow   bool
-	complete    bool
-	completedAt time.Duration
-	restarts    map[string]int // by workload name
-}
-
-// depMetric is what the summary needs of one Deployment.
-type depMetric struct {
-	it                       *wqItem
-	avail                    int32
-	below, incomplete, dirty bool
-}
-
-func (m *metrics) init() {
-	m.minAvail = -1
-}
-
-// touch marks the Deployment of the work-queue item it for a refresh: it
-// or one of its ReplicaSets was written.
-func (m *metrics) touch(it *wqItem) {
-	if it.X.Slot == 0 {
-		m.deps = append(m.deps, &depMetric{it: it})
-		it.X.Slot = int32(len(m.deps))
-	}
-	dm := m.deps[it.X.Slot-1]
-	if !dm.dirty {
-		dm.dirty = true
-		m.dirty = append(m.dirty, dm)
-	}
-}
-
-// refresh recomputes the touched Deployments' figures and the totals.
-func (m *metrics) refresh(s *Sim) {
-	for _, cur := range m.dirty {
-		m.total -= cur.avail
-		m.nBelow -= b2iInt(cur.below)
-		m.nIncomplete -= b2iInt(cur.incomplete)
-		d := cur.it.X.Dep
-		if d == nil { // a Deployment key that no Deployment is stored under
-			*cur = depMetric{it: cur.it}
-			continue
-		}
-		var a int32
-		for _, st := range s.namespaceOf(cur.it).Records {
-			if st.Owner == string(d.UID) {
-				a += st.Obj.Status.AvailableReplicas
-			}
-		}
-		*cur = depMetric{it: cur.it, avail: a, below: a < minAvailable(d), incomplete: !s.deploymentComplete(d)}
-		m.total += cur.avail
-		m.nBelow += b2iInt(cur.below)
-		m.nIncomplete += b2iInt(cur.incomplete)
-	}
-	m.dirty = m.dirty[:0]
-}
-
-// step opens the measurement window at the first step.
-func (m *metrics) step(s *Sim) {
-	if m.started {
-		return
-	}
-	m.started = true
-	m.start = s.now
-	m.lastAt = s.now
-	m.scaling = 0
-	m.peak = s.c.PodCount()
-	m.minAvail = -1
-	m.below = 0
-}
-
-// restart counts a restart of the workload name.
-func (m *metrics) restart(name string) {
-	if m.restarts == nil {
-		m.restarts = map[string]int{}
-	}
-	m.restarts[name]++
-}
-
-func (m *metrics) event(e rollout.Event) {
-	if e.Reason == "ScalingReplicaSet" {
-		m.scaling++
-	}
-}
-
-// observe samples the state at the end of an instant.
-func (m *metrics) observe(s *Sim) {
-	if m.lastBelow {
-		m.below += s.now - m.lastAt
-	}
-	m.lastAt = s.now
-	m.peak = max(m.peak, s.c.PodCount())
-	m.refresh(s)
-	below, complete, avail := m.nBelow > 0, m.nIncomplete == 0, m.total
-	if m.minAvail < 0 || avail < m.minAvail {
-		m.minAvail = avail
-	}
-	m.lastBelow = below
-	if complete && !m.complete {
-		m.completedAt = s.now
-	}
-	m.complete = complete
-}
-
-func (m *metrics) summary(s *Sim) Summary {
-	out := Summary{ScalingSteps: m.scaling, PeakPods: m.peak, MinAvailable: max(m.minAvail, 0), BelowMinAvailable: m.below, End: s.now}
-	for name, n := range m.restarts {
-		out.Restarts = append(out.Restarts, RestartCount{Workload: name, Count: n})
-	}
-	slices.SortFunc(out.Restarts, func(a, b RestartCount) int {
-		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Workload, b.Workload))
-	})
-	if m.complete && s.stepsLeft == 0 {
-		out.Completed = true
-		out.CompletedAt = m.completedAt
-		out.TimeToComplete = m.completedAt - m.start
-	}
-	return out
-}
-
-func minAvailable(d *appsv1.Deployment) int32 {
-	return replicas(d) - maxUnavailable(d)
 }

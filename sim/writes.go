@@ -155,9 +155,9 @@ func (s *Sim) notifyOwners(old, cur *appsv1.ReplicaSet) {
 			}
 			continue
 		}
-		for _, key := range sortedKeys(s.st.Deployments) {
+		for _, key := range s.deploymentKeysIn(rs.Namespace) {
 			d := s.st.Deployments[key]
-			if d.Namespace == rs.Namespace && !slices.Contains(seen, key) && deploymentSelects(d, rs.Labels) {
+			if !slices.Contains(seen, key) && deploymentSelects(d, rs.Labels) {
 				seen = append(seen, key)
 				s.notifyDeployment(key)
 			}
@@ -176,6 +176,16 @@ func (s *Sim) touchOwners(old, cur *appsv1.ReplicaSet) {
 			s.met.touch(s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: s.st.Key(rs.Namespace, ref.Name)}))
 		}
 	}
+}
+
+// deploymentKeysIn returns the keys of namespace's Deployments, in order:
+// the range of the sorted DeploymentKeys that begin with "namespace/"
+// (those below "namespace0", '0' following '/').
+func (s *Sim) deploymentKeysIn(namespace string) []string {
+	keys := s.st.DeploymentKeys
+	lo, _ := slices.BinarySearch(keys, namespace+"/")
+	hi, _ := slices.BinarySearch(keys, namespace+"0")
+	return keys[lo:hi]
 }
 
 // rsStatusChanged is rsChanged(nil, rs) for a write of rs, whose record

@@ -478,12 +478,8 @@ func (h *harness) finals() []final {
 }
 
 func simFinals(r *sim.Result) []final {
-	frames := r.Trace.Frames
-	if len(frames) == 0 {
-		return nil
-	}
 	var out []final
-	for _, d := range frames[len(frames)-1].Deployments {
+	for _, d := range r.Trace.Final() {
 		f := final{
 			Name: d.Name, Generation: d.Generation, ObservedGeneration: d.ObservedGeneration, Revision: d.Revision,
 			Replicas: d.Replicas, Updated: d.Updated, Ready: d.Ready, Available: d.Available, Unavailable: d.Unavailable,

@@ -177,19 +177,21 @@ func simRecord(res *sim.Result, deployment string) (rolloutRecord, error) {
 	var rec rolloutRecord
 	byName := map[string]int{}
 	var last *sim.DeploymentRow
-	for fi := range res.Trace.Frames {
-		f := &res.Trace.Frames[fi]
+	// the state of every Deployment after each frame (a frame holds what
+	// changed)
+	for f, rows := range res.Trace.States() {
 		for _, e := range f.Events {
 			if e.Object == deployment { // the simulator names the Deployment alone
 				rec.Events = append(rec.Events, fmt.Sprintf("%s %s: %s", e.Type, e.Reason, e.Message))
 			}
 		}
-		for di := range f.Deployments {
-			d := &f.Deployments[di]
+		for di := range rows {
+			d := &rows[di]
 			if d.Name != deployment {
 				continue
 			}
-			last = d
+			c := *d // rows are valid until the next frame
+			last = &c
 			for _, rs := range d.ReplicaSets {
 				i, ok := byName[rs.Name]
 				if !ok {

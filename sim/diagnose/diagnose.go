@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Options select the diagnosis.
@@ -56,11 +57,16 @@ type Deployment struct {
 	// Strategy is RollingUpdate or Recreate; Replicas is spec.replicas;
 	// MaxSurge and MaxUnavailable are the resolved RollingUpdate limits
 	// (0 for Recreate); MinReadySeconds is spec.minReadySeconds.
-	Strategy        string `json:"strategy"`
-	Replicas        int32  `json:"replicas"`
-	MaxSurge        int32  `json:"maxSurge"`
-	MaxUnavailable  int32  `json:"maxUnavailable"`
-	MinReadySeconds int32  `json:"minReadySeconds"`
+	Strategy       string `json:"strategy"`
+	Replicas       int32  `json:"replicas"`
+	MaxSurge       int32  `json:"maxSurge"`
+	MaxUnavailable int32  `json:"maxUnavailable"`
+	// MaxSurgePercent and MaxUnavailablePercent are the limits as written
+	// when they are percentages ("25%"), which MaxSurge and MaxUnavailable
+	// resolve; "" for integers.
+	MaxSurgePercent       string `json:"maxSurgePercent,omitempty"`
+	MaxUnavailablePercent string `json:"maxUnavailablePercent,omitempty"`
+	MinReadySeconds       int32  `json:"minReadySeconds"`
 	// Revision is the revision annotation.
 	Revision string `json:"revision,omitempty"`
 	// Paused is spec.paused.
@@ -209,6 +215,14 @@ func explainOne(s *snapshot.Snapshot, ro *snapshot.Rollout, now time.Time) Deplo
 		Namespace: d.Namespace, Name: d.Name, Strategy: string(d.Spec.Strategy.Type), Replicas: p.Replicas,
 		MaxSurge: surge, MaxUnavailable: unavailable, MinReadySeconds: d.Spec.MinReadySeconds,
 		Revision: d.Annotations[revision.RevisionAnnotation], Paused: d.Spec.Paused,
+	}
+	if ru := d.Spec.Strategy.RollingUpdate; ru != nil && d.Spec.Strategy.Type == "RollingUpdate" {
+		if v := ru.MaxSurge; v != nil && v.Type == intstr.String {
+			out.MaxSurgePercent = v.StrVal
+		}
+		if v := ru.MaxUnavailable; v != nil && v.Type == intstr.String {
+			out.MaxUnavailablePercent = v.StrVal
+		}
 	}
 	out.Status = statusOf(d)
 	newRS := rollout.FindNewReplicaSet(d, ro.ReplicaSets)

@@ -41,7 +41,15 @@ func (r *Report) Text() string {
 func (d *Deployment) text(b *strings.Builder) {
 	strategy := d.Strategy
 	if d.Strategy == "RollingUpdate" {
-		strategy = fmt.Sprintf("RollingUpdate maxSurge %d maxUnavailable %d", d.MaxSurge, d.MaxUnavailable)
+		// a percentage with what it resolves to, as the simulator's trace
+		// shows it: "maxSurge 25% (1)"
+		limit := func(percent string, v int32) string {
+			if percent != "" {
+				return fmt.Sprintf("%s (%d)", percent, v)
+			}
+			return fmt.Sprint(v)
+		}
+		strategy = fmt.Sprintf("RollingUpdate maxSurge %s maxUnavailable %s", limit(d.MaxSurgePercent, d.MaxSurge), limit(d.MaxUnavailablePercent, d.MaxUnavailable))
 	}
 	if d.MinReadySeconds > 0 {
 		strategy += fmt.Sprintf(", minReadySeconds %d", d.MinReadySeconds)

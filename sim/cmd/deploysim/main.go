@@ -41,6 +41,12 @@
 //	               plan's notes); with -format json, each frame's syncs.
 //	               Off by default: planning with explanations is slower
 //	-full-stops    show each requeued sync with the planner's full text
+//	-full          show every Deployment with its conditions and ReplicaSets
+//	               at every instant of the trace (text and JSON), not only
+//	               what changed (the trace's form before format version 2;
+//	               its size grows with the Deployments times the instants)
+//	-summary       print the summary only, without the trace (for runs of
+//	               many Deployments: the trace is not even recorded)
 //	-check         check the invariants; exit 1 naming the step that broke one;
 //	               warn (exit status unchanged) about a Deployment that ends
 //	               with fewer available pods than replicas and nothing in
@@ -245,6 +251,8 @@ func runSim(args []string, undo *undoRequest, stdout, stderr io.Writer) int {
 	writes := fs.Bool("writes", false, "with -format json, list every accepted write of a Deployment or ReplicaSet in order (\"writes\")")
 	requireComplete := fs.Bool("require-complete", false, "exit 3 when a Deployment's rollout is not complete at the end of the run (unless the scenario's expect: says so; -sweep, -seeds: when a run ended with one not complete)")
 	fullStops := fs.Bool("full-stops", false, "show each requeued sync with the planner's full text")
+	fullView := fs.Bool("full", false, "show every Deployment at every instant of the trace, not only what changed")
+	summaryOnly := fs.Bool("summary", false, "print the summary only, without the trace (not recorded: faster for many Deployments)")
 	explain := fs.Bool("explain", false, "show under each instant every write of the deployment controller with its reason, and why a sync of an incomplete rollout wrote nothing (slower)")
 	sweepSpec := fs.String("sweep", "", "strategy sweep, e.g. 'maxSurge=0,1,25%;maxUnavailable=1,10%'")
 	seeds := fs.Int("seeds", 5, fmt.Sprintf("seeds per sweep combination, 1 to %d; without -sweep, run the scenario as written over this many seeds", sweep.MaxSeeds))
@@ -339,7 +347,12 @@ func runSim(args []string, undo *undoRequest, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "deploysim: -writes needs -format json")
 		return exitUsage
 	}
-	opts := sim.Options{Until: *until, Check: *check, FullStops: *fullStops, Explain: *explain, Writes: *writes}
+	if *summaryOnly && (*svg != "" && !o.multi() || *events || *explain || *fullView) {
+		fmt.Fprintln(stderr, "deploysim: -summary leaves the trace out: not with -svg, -events, -explain or -full")
+		return 2
+	}
+	opts := sim.Options{Until: *until, Check: *check, FullStops: *fullStops, Explain: *explain, Writes: *writes,
+		FullView: *fullView, NoTrace: *summaryOnly}
 	if seed.set {
 		opts.Seed = &seed.v
 	}

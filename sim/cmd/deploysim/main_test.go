@@ -180,8 +180,8 @@ func TestFullStops(t *testing.T) {
 		args       []string
 		want, lack string
 	}{
-		{[]string{nginx}, "requeued: the sync's 2nd deployment write", "# sync nginx-deployment stopped:"},
-		{[]string{"-full-stops", nginx}, "# sync nginx-deployment stopped:", "requeued:"},
+		{[]string{nginx}, "deployment/nginx-deployment: recorded revision 1, then synced again (the sync's next write of the deployment met 409 Conflict: upstream's normal course, not an error)", "# sync nginx-deployment stopped:"},
+		{[]string{"-full-stops", nginx}, "# sync nginx-deployment stopped:", "synced again"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(tc.args, &out, &errb); code != 0 {
