@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"pgregory.net/rapid"
 )
 
 func ios(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
@@ -221,4 +222,26 @@ func TestMinAvailable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Scaled (with its fast path for "NN%") gives what
+// intstr.GetScaledValueFromIntOrPercent gives, cut to int32, and fails
+// exactly when it fails, on strings of digits, signs, spaces and percent
+// signs of any length and on totals of any sign and size.
+func TestScaledIsIntstr(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.StringOfN(rapid.SampledFrom([]rune("0123456789%+- x.")), 0, 14, -1).Draw(t, "s")
+		if rapid.Bool().Draw(t, "percent") {
+			s += "%"
+		}
+		total := rapid.OneOf(rapid.Int32(), rapid.Int32Range(-5, 1000)).Draw(t, "total")
+		v := intstr.FromString(s)
+		for _, up := range []bool{true, false} {
+			got, err := Scaled(&v, total, up)
+			want, werr := intstr.GetScaledValueFromIntOrPercent(&v, int(total), up)
+			if (err != nil) != (werr != nil) || err == nil && got != int32(want) {
+				t.Fatalf("Scaled(%q, %d, %v) = %d, %v; intstr: %d, %v", s, total, up, got, err, int32(want), werr)
+			}
+		}
+	})
 }

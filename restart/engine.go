@@ -30,6 +30,10 @@ import (
 // compares every affected workload (all users of a config, or the workload
 // itself) with the catalog and returns a [Decision] for each one whose
 // annotation must be written.
+//
+// Make one with [New]. A nil *Engine, or an Engine not made by New, holds
+// nothing and changes nothing: its methods return zero values, and those
+// that return an error return [ErrNotNew].
 type Engine struct {
 	opts      Options
 	configs   map[string]*configEntry
@@ -89,6 +93,13 @@ type Batch struct {
 	Decisions []Decision
 }
 
+// ErrNotNew is returned by the methods of an [Engine] that [New] did not
+// make (a nil or zero Engine).
+var ErrNotNew = errors.New("restart: Engine not made by New")
+
+// made reports whether e was made by New (and is not nil).
+func (e *Engine) made() bool { return e != nil && e.versions != nil }
+
 // New returns an empty engine, or the error of [Options.Validate].
 func New(opts Options) (*Engine, error) {
 	if err := opts.Validate(); err != nil {
@@ -103,13 +114,21 @@ func New(opts Options) (*Engine, error) {
 }
 
 // Options returns the engine's options.
-func (e *Engine) Options() Options { return e.opts }
+func (e *Engine) Options() Options {
+	if e == nil {
+		return Options{}
+	}
+	return e.opts
+}
 
 // Observe records an added or updated object: a *corev1.ConfigMap,
 // *corev1.Secret, *appsv1.Deployment, *appsv1.StatefulSet,
 // *appsv1.DaemonSet or *batchv1.CronJob. obj is read, never retained or
 // modified. Other types return an error wrapping [ErrUnsupported].
 func (e *Engine) Observe(obj runtime.Object, now time.Time) error {
+	if !e.made() {
+		return ErrNotNew
+	}
 	switch obj.(type) {
 	case *corev1.ConfigMap, *corev1.Secret:
 		c, err := ConfigOf(obj, e.opts.Checksum)
@@ -128,6 +147,9 @@ func (e *Engine) Observe(obj runtime.Object, now time.Time) error {
 // Forget records a deleted object (unwrap informer tombstones first). The
 // types are those of [Engine.Observe].
 func (e *Engine) Forget(obj runtime.Object) error {
+	if !e.made() {
+		return ErrNotNew
+	}
 	switch o := obj.(type) {
 	case *corev1.ConfigMap:
 		if o == nil {
@@ -166,6 +188,9 @@ func (e *Engine) seen(key, rv string) bool {
 // config, or a new checksum of a known one, queues a change; the same
 // version or the same checksum does nothing.
 func (e *Engine) ObserveConfig(c Config, now time.Time) error {
+	if !e.made() {
+		return ErrNotNew
+	}
 	switch {
 	case c.Kind != KindConfigMap && c.Kind != KindSecret:
 		return fmt.Errorf("Config.Kind: invalid value %q: want %q or %q", c.Kind, KindConfigMap, KindSecret)
@@ -195,6 +220,9 @@ func (e *Engine) ObserveConfig(c Config, now time.Time) error {
 // re-creating it with other data restarts its users); otherwise it leaves the
 // catalog. Its waiting change is dropped.
 func (e *Engine) ForgetConfig(kind Kind, namespace, name string) {
+	if !e.made() {
+		return
+	}
 	key := ConfigKey(kind, namespace, name)
 	delete(e.versions, key)
 	e.queue.remove(key)
@@ -215,6 +243,9 @@ func (e *Engine) ForgetConfig(kind Kind, namespace, name string) {
 // checksums annotation queues a change; configs it names that are not known
 // yet become placeholders.
 func (e *Engine) ObserveWorkload(w Workload, now time.Time) error {
+	if !e.made() {
+		return ErrNotNew
+	}
 	switch w.Kind {
 	case KindDeployment, KindStatefulSet, KindDaemonSet, KindCronJob:
 	default:
@@ -277,6 +308,9 @@ func (e *Engine) ObserveWorkload(w Workload, now time.Time) error {
 // ForgetWorkload records the deletion of a workload: it leaves the catalog
 // with its waiting change, and placeholders only it named go too.
 func (e *Engine) ForgetWorkload(kind WorkloadKind, namespace, name string) {
+	if !e.made() {
+		return
+	}
 	key := WorkloadKey(kind, namespace, name)
 	delete(e.versions, key)
 	e.dropWorkload(key)
@@ -309,11 +343,17 @@ func (e *Engine) unlink(cfgKey, wlKey string) {
 // Due returns the changes that [Engine.Release] at now would process, in
 // queue order, without processing them.
 func (e *Engine) Due(now time.Time) []Change {
+	if !e.made() {
+		return nil
+	}
 	return changes(e.queue.due(nil, now.Add(-e.opts.GracePeriod)))
 }
 
 // Waiting returns all queued changes in queue order.
 func (e *Engine) Waiting() []Change {
+	if !e.made() {
+		return nil
+	}
 	return changes(e.queue.matching(nil, func(*queued) bool { return true }))
 }
 
@@ -333,6 +373,9 @@ func changes(q []*queued) []Change {
 // epoch) first finds a change due, and false when the queue is empty. A
 // result before the current time means "now".
 func (e *Engine) NextRelease(epoch time.Time) (time.Time, bool) {
+	if !e.made() {
+		return time.Time{}, false
+	}
 	m := e.queue.min()
 	if m == nil {
 		return time.Time{}, false
@@ -353,6 +396,9 @@ func (e *Engine) NextRelease(epoch time.Time) (time.Time, bool) {
 // [Engine.PatchFailed]. A waiting change of a workload that gets a decision
 // is dropped too: the decision already covers it.
 func (e *Engine) Release(now time.Time) Batch {
+	if !e.made() {
+		return Batch{}
+	}
 	return e.process(e.queue.due(nil, now.Add(-e.opts.GracePeriod)), now)
 }
 
@@ -362,6 +408,9 @@ func (e *Engine) Release(now time.Time) Batch {
 // does this when it stops; call it at shutdown or before handing over
 // leadership.
 func (e *Engine) Drain(now time.Time) Batch {
+	if !e.made() {
+		return Batch{}
+	}
 	return e.process(e.queue.matching(nil, func(c *queued) bool { return c.Count > 1 }), now)
 }
 
@@ -482,6 +531,9 @@ func (e *Engine) decide(w *workloadEntry, next map[string]string, changes []Conf
 // next decision for it, and a change for it is queued at now. Its last seen
 // resource version is forgotten, so re-observing the unchanged object counts.
 func (e *Engine) PatchFailed(d Decision, now time.Time) {
+	if !e.made() {
+		return
+	}
 	key := d.Key()
 	w := e.workloads[key]
 	if w == nil {
@@ -504,6 +556,9 @@ func (e *Engine) PatchFailed(d Decision, now time.Time) {
 
 // Counters returns the current counters.
 func (e *Engine) Counters() Counters {
+	if !e.made() {
+		return Counters{}
+	}
 	c := e.counters
 	c.Configs = len(e.configs)
 	c.Workloads = len(e.workloads)
@@ -534,6 +589,9 @@ type WorkloadState struct {
 
 // Configs returns the catalog's configs sorted by key.
 func (e *Engine) Configs() []ConfigState {
+	if !e.made() {
+		return nil
+	}
 	out := make([]ConfigState, 0, len(e.configs))
 	for _, c := range e.configs {
 		out = append(out, ConfigState{Key: c.key, Checksum: c.checksum, Users: slices.Sorted(maps.Keys(c.users))})
@@ -544,6 +602,9 @@ func (e *Engine) Configs() []ConfigState {
 
 // Workloads returns the catalog's workloads sorted by key.
 func (e *Engine) Workloads() []WorkloadState {
+	if !e.made() {
+		return nil
+	}
 	out := make([]WorkloadState, 0, len(e.workloads))
 	for _, w := range e.workloads {
 		out = append(out, WorkloadState{Key: w.key, Configs: slices.Clone(w.refs), Applied: maps.Clone(w.applied)})

@@ -187,7 +187,8 @@ func (r Rollback) Apply(d *appsv1.Deployment) *appsv1.Deployment {
 //   - toRevision 0 and fewer than two revisions:
 //     "no rollout history found for deployment \"NAME\"";
 //   - d is paused: "you cannot rollback a paused deployment; resume it first
-//     with 'kubectl rollout resume deployment/NAME' and try again";
+//     with 'kubectl rollout resume' and try again" (kubectl's wording since
+//     v1.26, without the Deployment's name);
 //   - a nil d or an invalid spec.selector.
 //
 // When several ReplicaSets carry the target revision, the one kubectl sees
@@ -210,7 +211,7 @@ func RollbackTarget(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, toRevision i
 		return Rollback{}, err
 	}
 	if d.Spec.Paused {
-		return Rollback{}, fmt.Errorf("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume deployment/%s' and try again", d.Name)
+		return Rollback{}, errors.New("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again")
 	}
 	if equalIgnoreHash(&target.Spec.Template, &d.Spec.Template) {
 		return Rollback{

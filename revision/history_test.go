@@ -170,7 +170,7 @@ func TestRollbackTarget(t *testing.T) {
 				return rss
 			},
 			toRevision: 1,
-			wantErr:    "you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume deployment/web' and try again",
+			wantErr:    "you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again",
 		},
 		{
 			name: "paused and missing revision: the revision error comes first",

@@ -38,6 +38,9 @@ func Apply(s Snapshot, r *Result) (Snapshot, error) {
 	if r == nil {
 		return out, nil
 	}
+	if err := checkActions("rollout.Apply", r.Actions); err != nil {
+		return out, err
+	}
 	for i, a := range r.Actions {
 		if err := out.apply(a); err != nil {
 			return out, fmt.Errorf("action %d (%s): %w", i+1, a.Explain(), err)
@@ -76,6 +79,9 @@ func (s *Snapshot) apply(a Action) error {
 		}
 		s.ReplicaSets = slices.Delete(slices.Clone(s.ReplicaSets), i, i+1)
 	case UpdateDeployment:
+		if s.Deployment == nil {
+			return errors.New("the snapshot has no Deployment")
+		}
 		if err := checkVersion(a.Deployment.ResourceVersion, s.Deployment.ResourceVersion, "deployments.apps", a.Deployment.Name); err != nil {
 			return err
 		}
@@ -89,6 +95,9 @@ func (s *Snapshot) apply(a Action) error {
 		d.ResourceVersion = nextVersion(d.ResourceVersion)
 		s.Deployment = d
 	case UpdateDeploymentStatus:
+		if s.Deployment == nil {
+			return errors.New("the snapshot has no Deployment")
+		}
 		if err := checkVersion(a.Deployment.ResourceVersion, s.Deployment.ResourceVersion, "deployments.apps", a.Deployment.Name); err != nil {
 			return err
 		}
@@ -108,7 +117,7 @@ func (s *Snapshot) apply(a Action) error {
 
 func (s *Snapshot) indexOf(namespace, name string) int {
 	for i, rs := range s.ReplicaSets {
-		if rs.Namespace == namespace && rs.Name == name {
+		if rs != nil && rs.Namespace == namespace && rs.Name == name {
 			return i
 		}
 	}

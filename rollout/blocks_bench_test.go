@@ -32,14 +32,14 @@ func BenchmarkBlocks(b *testing.B) {
 		b.Run(fmt.Sprintf("NewRSNewReplicas/rs=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				s, _ := rollout.NewRSNewReplicas(p, rss, newRS)
+				s, _ := rollout.NewRSNewReplicas(p, rss, n-1)
 				sinkInt = s.Size
 			}
 		})
 		b.Run(fmt.Sprintf("MaxScaledDown/rs=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				bu, _ := rollout.MaxScaledDown(p, rss, newRS)
+				bu, _ := rollout.MaxScaledDown(p, rss, n-1)
 				sinkInt = bu.MaxScaledDown
 			}
 		})

@@ -5,7 +5,6 @@ package rollout_test
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -34,8 +33,10 @@ func TestNewRSNewReplicasUpstreamCases(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			surge, unavailable := intstr.FromInt32(tc.surge), intstr.FromInt32(1)
 			p := rollout.Params{Replicas: tc.replicas, Strategy: tc.strategy, MaxSurge: &surge, MaxUnavailable: &unavailable}
-			// Upstream's case passes only a ReplicaSet of 5 as "all".
-			s, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{{Name: "rs5", Replicas: 5}}, rollout.ReplicaSet{Name: "new", Replicas: tc.newRS})
+			// Upstream's case passes a ReplicaSet of 5 as "all" and the new
+			// one beside it; here the new one is in all, with the same
+			// answers.
+			s, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{{Name: "rs5", Replicas: 5}, {Name: "new", Replicas: tc.newRS}}, 1)
 			if err != nil || s.Size != tc.want {
 				t.Errorf("NewRSNewReplicas = %d, %v; want %d", s.Size, err, tc.want)
 			}
@@ -45,17 +46,17 @@ func TestNewRSNewReplicasUpstreamCases(t *testing.T) {
 
 func TestNewRSNewReplicasBadInput(t *testing.T) {
 	p := rolling(10, "1", "0")
-	_, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{{Name: "a", Replicas: -1}}, rollout.ReplicaSet{})
+	_, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{{Name: "a", Replicas: -1}}, 0)
 	if err == nil || !strings.Contains(err.Error(), "all[0] (a): replicas: invalid value -1") {
 		t.Errorf("negative size: err = %v", err)
 	}
 	p.Replicas = -2
-	if _, err := rollout.NewRSNewReplicas(p, nil, rollout.ReplicaSet{}); err == nil || !strings.Contains(err.Error(), "params: replicas") {
+	if _, err := rollout.NewRSNewReplicas(p, nil, 0); err == nil || !strings.Contains(err.Error(), "params: replicas") {
 		t.Errorf("negative replicas: err = %v", err)
 	}
 	big := rolling(math.MaxInt32, "1", "0")
 	all := []rollout.ReplicaSet{{Name: "a", Replicas: math.MaxInt32}, {Name: "b", Replicas: 5}}
-	s, err := rollout.NewRSNewReplicas(big, all, all[1])
+	s, err := rollout.NewRSNewReplicas(big, all, 1)
 	if !errors.Is(err, rollout.ErrOverflow) {
 		t.Errorf("overflowing sums: err = %v, want ErrOverflow", err)
 	}
@@ -187,7 +188,7 @@ func TestTimedOutUpstreamCases(t *testing.T) {
 func TestRequeueAfterCases(t *testing.T) {
 	p := rolling(1, "1", "0")
 	p.ProgressDeadlineSeconds = i32p(600)
-	c := &appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Reason: rollout.ReplicaSetUpdatedReason}
+	c := &appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Reason: rollout.ReplicaSetUpdatedReason, LastUpdateTime: metav1.NewTime(t0)}
 	for _, tc := range []struct {
 		name     string
 		complete bool
@@ -200,8 +201,10 @@ func TestRequeueAfterCases(t *testing.T) {
 		{"complete: none", true, c, 0, rollout.Requeue{}},
 		{"timed out: none", false, &appsv1.DeploymentCondition{Reason: rollout.TimedOutReason}, 0, rollout.Requeue{}},
 		{"no condition: none", false, nil, 0, rollout.Requeue{}},
+		{"the condition's own time, to the nanosecond", false, &appsv1.DeploymentCondition{Reason: rollout.ReplicaSetUpdatedReason, LastUpdateTime: metav1.NewTime(t0.Add(time.Millisecond))},
+			3 * time.Minute, rollout.Requeue{After: 7*time.Minute + time.Second + time.Millisecond}},
 	} {
-		if got := rollout.RequeueAfter(p, tc.complete, tc.cond, t0, t0.Add(tc.ago)); got != tc.want {
+		if got := rollout.RequeueAfter(p, tc.complete, tc.cond, t0.Add(tc.ago)); got != tc.want {
 			t.Errorf("%s: RequeueAfter = %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
@@ -341,11 +344,11 @@ func TestBlocksProperties(t *testing.T) {
 
 		// The new ReplicaSet never takes the total beyond replicas +
 		// maxSurge, nor itself beyond replicas (unless it already was).
-		s, err := rollout.NewRSNewReplicas(p, all, newRS)
+		s, err := rollout.NewRSNewReplicas(p, all, newIdx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s2, _ := rollout.NewRSNewReplicas(p, all, newRS); s2 != s {
+		if s2, _ := rollout.NewRSNewReplicas(p, all, newIdx); s2 != s {
 			t.Fatalf("not deterministic: %v then %v", s, s2)
 		}
 		if s.Size > newRS.Replicas && (s.Total-newRS.Replicas+s.Size > p.Replicas+surge || s.Size > p.Replicas) {
@@ -367,8 +370,8 @@ func TestBlocksProperties(t *testing.T) {
 		for i := range activeOld {
 			available += activeOld[i].AvailableReplicas
 		}
-		if down.Total > 0 && available-down.Total < p.MinAvailable() {
-			t.Fatalf("scale-down %s takes %d available below minAvailable %d", down, available, p.MinAvailable())
+		if down.Total > 0 && available-down.Total < down.MinAvailable {
+			t.Fatalf("scale-down %s takes %d available below minAvailable %d", down, available, down.MinAvailable)
 		}
 
 		// Proportional scaling spreads exactly the difference, unless the
@@ -419,27 +422,41 @@ func TestBlocksProperties(t *testing.T) {
 	})
 }
 
-// upstream TestFindNewReplicaSet and TestFindOldReplicaSets.
+// upstream TestFindNewReplicaSet and TestFindOldReplicaSets, with
+// upstream's order of results (active, then all; oldest first) and its
+// matching by UID.
 func TestFindNewAndOldUpstreamCases(t *testing.T) {
 	d := upDeployment(1, 1, 0)
 	newRS := upRS(d, "new", 1, 1, upNew, "")
 	newDup := upRS(d, "new-dup", 1, 0, upOld, "")
 	old := upRS(d, "old", 1, 1, upOlder, "foo/bar:old")
+	oldEmpty := upRS(d, "old-empty", 0, 0, upOld, "foo/bar:older")
+	newCopy := newRS.DeepCopy() // the new one read a second time: the same UID
+	newCopy.Name = "new-copy"
+	noUID := func(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet { c := rs.DeepCopy(); c.UID = ""; return c }
+	newNoUID, oldNoUID := noUID(newRS), noUID(old)
 	for _, tc := range []struct {
 		name            string
 		rss             []*appsv1.ReplicaSet
 		wantNew         *appsv1.ReplicaSet
-		wantOld, active []string
+		active, wantAll []string
 	}{
 		{"the same template, another hash", []*appsv1.ReplicaSet{newRS, old}, newRS, []string{"old"}, []string{"old"}},
-		{"the oldest of two with the template", []*appsv1.ReplicaSet{newRS, old, newDup}, newDup, []string{"new", "old"}, []string{"new", "old"}},
+		{"the oldest of two with the template", []*appsv1.ReplicaSet{newRS, old, newDup}, newDup, []string{"old", "new"}, []string{"old", "new"}},
 		{"none", []*appsv1.ReplicaSet{old}, nil, []string{"old"}, []string{"old"}},
 		{"no old ones", []*appsv1.ReplicaSet{newRS}, newRS, nil, nil},
+		{"oldest first, empty ones only in all", []*appsv1.ReplicaSet{newRS, oldEmpty, nil, old}, newRS, []string{"old"}, []string{"old", "old-empty"}},
+		{"a copy of the new one (same UID) is not old", []*appsv1.ReplicaSet{newCopy, old, newRS}, newRS, []string{"old"}, []string{"old"}},
+		{"without UIDs, by identity", []*appsv1.ReplicaSet{newNoUID, oldNoUID}, newNoUID, []string{"old"}, []string{"old"}},
 	} {
 		if got := rollout.FindNewReplicaSet(d, tc.rss); got != tc.wantNew {
 			t.Errorf("%s: FindNewReplicaSet = %v, want %v", tc.name, got, tc.wantNew)
 		}
-		gotOld, gotActive := rollout.FindOldReplicaSets(d, tc.rss)
+		before := slices.Clone(tc.rss)
+		gotActive, gotAll := rollout.FindOldReplicaSets(d, tc.rss)
+		if !slices.Equal(before, tc.rss) {
+			t.Errorf("%s: FindOldReplicaSets reordered its input", tc.name)
+		}
 		names := func(rss []*appsv1.ReplicaSet) []string {
 			var out []string
 			for _, rs := range rss {
@@ -447,11 +464,8 @@ func TestFindNewAndOldUpstreamCases(t *testing.T) {
 			}
 			return out
 		}
-		o, a := names(gotOld), names(gotActive)
-		slices.Sort(o)
-		slices.Sort(a)
-		if !slices.Equal(o, tc.wantOld) || !slices.Equal(a, tc.active) {
-			t.Errorf("%s: FindOldReplicaSets = %v, %v; want %v, %v", tc.name, o, a, tc.wantOld, tc.active)
+		if a, o := names(gotActive), names(gotAll); !slices.Equal(a, tc.active) || !slices.Equal(o, tc.wantAll) {
+			t.Errorf("%s: FindOldReplicaSets = %v, %v; want %v, %v", tc.name, a, o, tc.active, tc.wantAll)
 		}
 	}
 }
@@ -476,58 +490,36 @@ func TestIsSaturatedCases(t *testing.T) {
 	}
 }
 
-// RollingStep decides what Plan writes in a RollingUpdate sync: the same
-// ReplicaSets, sizes and order, on random states.
-func TestRollingStepIsPlan(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		replicas := rapid.Int32Range(0, 12).Draw(t, "replicas")
-		surge := rapid.IntRange(0, 3).Draw(t, "surge")
-		unavailable := rapid.IntRange(0, 3).Draw(t, "unavailable")
-		if surge == 0 && unavailable == 0 {
-			unavailable = 1
+// IsSaturated through ReplicaSetOf, the documented reader, reads the
+// desired-replicas annotation as upstream's IsSaturated does
+// (int32(strconv.Atoi)): signs, leading zeros and numbers beyond int32
+// (wrapped) included.
+func TestIsSaturatedReadsAnnotationAsUpstream(t *testing.T) {
+	p := rolling(9, "1", "0")
+	for _, tc := range []struct {
+		value string
+		want  bool
+	}{
+		{"9", true}, {"+9", true}, {"009", true}, {"4294967305", true}, {"-4294967287", true},
+		{"8", false}, {"-9", false}, {" 9", false}, {"9.0", false}, {"", false}, {"0x9", false},
+		{"9_", false}, {"99999999999999999999", false},
+	} {
+		rs := &appsv1.ReplicaSet{
+			ObjectMeta: metav1.ObjectMeta{Name: "web", Annotations: map[string]string{"deployment.kubernetes.io/desired-replicas": tc.value}},
+			Spec:       appsv1.ReplicaSetSpec{Replicas: i32p(9)},
+			Status:     appsv1.ReplicaSetStatus{AvailableReplicas: 9},
 		}
-		d := upDeployment(replicas, surge, unavailable)
-		nOld := rapid.IntRange(0, 3).Draw(t, "old")
-		inSync(d, nOld+1)
-		var rss []*appsv1.ReplicaSet
-		var old []rollout.ReplicaSet
-		for i := range nOld {
-			rs := upRS(d, fmt.Sprintf("foo-old%d", i), i+1, rapid.Int32Range(0, 8).Draw(t, "oldSize"),
-				upOlder.Add(time.Duration(rapid.IntRange(0, 3).Draw(t, "created"))*time.Minute), fmt.Sprintf("foo/bar:v%d", i))
-			setStatus(rs, rs.Status.Replicas, rapid.Int32Range(0, *rs.Spec.Replicas).Draw(t, "oldAvailable"))
-			rss = append(rss, rs)
-			v, _ := rollout.ReplicaSetOf(rs)
-			old = append(old, v)
-		}
-		newRS := upRS(d, "foo-new", nOld+1, rapid.Int32Range(0, 14).Draw(t, "newSize"), upNew, "")
-		setStatus(newRS, newRS.Status.Replicas, rapid.Int32Range(0, *newRS.Spec.Replicas).Draw(t, "newAvailable"))
-		rss = append(rss, newRS)
-		nv, _ := rollout.ReplicaSetOf(newRS)
-
-		res, err := rollout.Plan(snapshot(d, rss...))
+		v, err := rollout.ReplicaSetOf(rs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []string
-		for _, a := range res.Actions {
-			if s, ok := a.(rollout.ScaleReplicaSet); ok {
-				got = append(got, fmt.Sprintf("%s->%d", s.ReplicaSet.Name, s.To))
-			}
+		if got := rollout.IsSaturated(p, v); got != tc.want {
+			t.Errorf("desired-replicas %q: IsSaturated = %v, want %v", tc.value, got, tc.want)
 		}
-		p, _ := rollout.ParamsOf(d)
-		r, err := rollout.RollingStep(p, nv, old)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want []string
-		if r.NewRS != nil {
-			want = append(want, fmt.Sprintf("%s->%d", r.NewRS.Name, r.NewRS.To))
-		}
-		for _, st := range append(r.Cleanup.Steps, r.ScaleDown.Steps...) {
-			want = append(want, fmt.Sprintf("%s->%d", st.Name, st.To))
-		}
-		if strings.Join(got, " ") != strings.Join(want, " ") {
-			t.Fatalf("Plan scales %v, RollingStep %v (%s)\n%s", got, want, r, res.Explain())
-		}
-	})
+	}
+	zero := rolling(0, "1", "0")
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"deployment.kubernetes.io/desired-replicas": "-0"}}, Spec: appsv1.ReplicaSetSpec{Replicas: i32p(0)}}
+	if v, _ := rollout.ReplicaSetOf(rs); !rollout.IsSaturated(zero, v) {
+		t.Error(`desired-replicas "-0" with 0 replicas: not saturated, upstream says saturated`)
+	}
 }

@@ -16,11 +16,15 @@ import (
 // maxSurge and maxUnavailable 25%, revisionHistoryLimit 10,
 // progressDeadlineSeconds 600) and every core/v1 default of its pod
 // template (imagePullPolicy, ports' protocol, restartPolicy, dnsPolicy,
-// probes, volumes, ...). It is [defaulting.Deployment]; see that package
-// for the full list. The template's pod-template-hash, and so the names of
-// the ReplicaSets [Plan] creates, match a cluster's only for a defaulted
-// template. Fields already set are kept; d is not modified; a nil d gives
-// nil.
+// probes, volumes, ...), with the template in the form the server stores
+// it: every quantity as parsed back from its canonical string ("0.5" as
+// 500m, "0.5Gi" as 512Mi, sub-milli values rounded up), empty maps and
+// lists nil. It is [defaulting.Deployment]; see that package for the full
+// list. The template's pod-template-hash, and so the names of the
+// ReplicaSets [Plan] creates, match a cluster's only for a template in
+// that form (a template built or edited in Go after Default can be brought
+// back to it with [defaulting.Stored]). Fields already set are kept; d is
+// not modified; a nil d gives nil.
 func Default(d *appsv1.Deployment) *appsv1.Deployment {
 	return defaulting.Deployment(d)
 }

@@ -31,7 +31,7 @@ func ExampleNewRSNewReplicas() {
 	p := rolling(10, "3", "2")
 	old := rollout.ReplicaSet{Name: "web-1", Replicas: 10}
 	newRS := rollout.ReplicaSet{Name: "web-2", Replicas: 2}
-	s, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{old, newRS}, newRS)
+	s, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{old, newRS}, 1)
 	fmt.Println(s.Size, err)
 	fmt.Println(s)
 	// Output:
@@ -43,7 +43,7 @@ func ExampleMaxScaledDown() {
 	p := rolling(10, "3", "2")
 	old := rollout.ReplicaSet{Name: "web-1", Replicas: 10, AvailableReplicas: 10}
 	newRS := rollout.ReplicaSet{Name: "web-2", Replicas: 3}
-	b, _ := rollout.MaxScaledDown(p, []rollout.ReplicaSet{old, newRS}, newRS)
+	b, _ := rollout.MaxScaledDown(p, []rollout.ReplicaSet{old, newRS}, 1)
 	fmt.Println(b)
 	// Output: maxScaledDown 2 = all pods 13 - minAvailable 8 - unavailable new pods 3
 }
@@ -140,8 +140,8 @@ func ExampleTimedOut() {
 func ExampleRequeueAfter() {
 	p := rolling(3, "1", "0")
 	p.ProgressDeadlineSeconds = i32p(600)
-	cond := &appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Reason: rollout.ReplicaSetUpdatedReason}
-	fmt.Println(rollout.RequeueAfter(p, false, cond, t0, t0.Add(3*time.Minute)).After)
+	cond := &appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Reason: rollout.ReplicaSetUpdatedReason, LastUpdateTime: metav1.NewTime(t0)}
+	fmt.Println(rollout.RequeueAfter(p, false, cond, t0.Add(3*time.Minute)).After)
 	// Output: 7m1s
 }
 
@@ -154,8 +154,8 @@ func Example_buildingBlocks() {
 	newRS := rollout.ReplicaSet{Name: "web-2", Replicas: 2}
 	all := []rollout.ReplicaSet{old, newRS}
 
-	grow, _ := rollout.NewRSNewReplicas(p, all, newRS)
-	budget, _ := rollout.MaxScaledDown(p, all, newRS)
+	grow, _ := rollout.NewRSNewReplicas(p, all, 1) // all[1] is the new one
+	budget, _ := rollout.MaxScaledDown(p, all, 1)
 	down, _ := rollout.ScaleDownOld(p, []rollout.ReplicaSet{old}, newRS)
 	fmt.Println(grow.Size, grow)
 	fmt.Println(budget)

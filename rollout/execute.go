@@ -59,7 +59,7 @@ func Execute(ctx context.Context, w Writer, s Snapshot, res *Result) error {
 	if w == nil || res == nil {
 		return errors.New("rollout.Execute: writer and result must not be nil")
 	}
-	if err := checkActions(res.Actions); err != nil {
+	if err := checkActions("rollout.Execute", res.Actions); err != nil {
 		return err
 	}
 	applied, err := writeAll(ctx, w, s.Deployment, res.Actions, res.Events)
@@ -139,7 +139,7 @@ func write(ctx context.Context, w Writer, a Action) error {
 // checkActions refuses, before anything is written, a Result whose actions
 // lack the object they write (Plan never makes one; a hand-built Result
 // may), naming the action and its field.
-func checkActions(actions []Action) error {
+func checkActions(who string, actions []Action) error {
 	for i, a := range actions {
 		var field string
 		switch a := a.(type) {
@@ -173,11 +173,11 @@ func checkActions(actions []Action) error {
 			}
 		case DeleteReplicaSet, nil:
 			if a == nil {
-				return fmt.Errorf("rollout.Execute: actions[%d] is nil", i)
+				return fmt.Errorf("%s: actions[%d] is nil", who, i)
 			}
 		}
 		if field != "" {
-			return fmt.Errorf("rollout.Execute: actions[%d]: %s must not be nil", i, field)
+			return fmt.Errorf("%s: actions[%d]: %s must not be nil", who, i, field)
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deploymath/deploymath/rollout"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // A zero Now is refused; an ancient one never gives a negative requeue.
@@ -32,8 +33,8 @@ func TestNowValidated(t *testing.T) {
 	}
 	p := rolling(1, "1", "0")
 	p.ProgressDeadlineSeconds = i32p(600)
-	c := &appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Reason: rollout.ReplicaSetUpdatedReason}
-	if r := rollout.RequeueAfter(p, false, c, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)); r.After <= 0 {
+	c := &appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Reason: rollout.ReplicaSetUpdatedReason, LastUpdateTime: metav1.NewTime(time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))}
+	if r := rollout.RequeueAfter(p, false, c, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)); r.After <= 0 {
 		t.Errorf("RequeueAfter across millennia = %+v, want a positive delay", r)
 	}
 }

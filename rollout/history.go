@@ -2,7 +2,7 @@ package rollout
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/deploymath/deploymath/revision"
 	appsv1 "k8s.io/api/apps/v1"
@@ -47,41 +47,54 @@ func HistoryToDelete(p Params, old []ReplicaSet) (History, error) {
 		return History{}, nil
 	}
 	h := History{Limit: *p.RevisionHistoryLimit}
-	var cand byRevision
+	n := 0
 	for i := range old {
 		if !old[i].Deleting {
-			cand.idx = append(cand.idx, i)
+			n++
 		}
 	}
-	cand.rss = old
-	h.Candidates = int32(len(cand.idx))
+	h.Candidates = int32(n)
 	h.Excess = h.Candidates - h.Limit
 	if h.Excess <= 0 {
 		return h, nil
 	}
-	sort.Sort(cand)
-	for _, i := range cand.idx[:h.Excess] {
+	var buf [16]int
+	idx := buf[:0]
+	if n > len(buf) {
+		idx = make([]int, 0, n)
+	}
+	for i := range old {
+		if !old[i].Deleting {
+			idx = append(idx, i)
+		}
+	}
+	// slices.SortFunc runs the very pdqsort of sort.Sort (both are
+	// generated from one template), so with cmp answering Less as -1 and
+	// anything else as +1 it makes upstream's sort.Sort moves, even where
+	// the comparison is not a consistent order (unparsable revisions).
+	slices.SortFunc(idx, func(a, b int) int {
+		if lessByRevision(&old[a], &old[b]) {
+			return -1
+		}
+		return 1
+	})
+	for _, i := range idx[:h.Excess] {
 		rs := &old[i]
 		if rs.StatusReplicas != 0 || rs.Replicas != 0 || rs.Generation > rs.ObservedGeneration || rs.Deleting {
 			continue
+		}
+		if h.Delete == nil {
+			h.Delete = make([]int, 0, h.Excess)
 		}
 		h.Delete = append(h.Delete, i)
 	}
 	return h, nil
 }
 
-// byRevision sorts positions of rss with upstream's ReplicaSetsByRevision
-// comparison, which falls back to creation time (then name) when the
-// revisions are equal or either does not parse.
-type byRevision struct {
-	rss []ReplicaSet
-	idx []int
-}
-
-func (c byRevision) Len() int      { return len(c.idx) }
-func (c byRevision) Swap(i, j int) { c.idx[i], c.idx[j] = c.idx[j], c.idx[i] }
-func (c byRevision) Less(i, j int) bool {
-	a, b := &c.rss[c.idx[i]], &c.rss[c.idx[j]]
+// lessByRevision is upstream's ReplicaSetsByRevision comparison, which
+// falls back to creation time (then name) when the revisions are equal or
+// either does not parse.
+func lessByRevision(a, b *ReplicaSet) bool {
 	if a.BadRevision || b.BadRevision || a.Revision == b.Revision {
 		if a.Created.Equal(b.Created) {
 			return a.Name < b.Name

@@ -98,7 +98,7 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 	}
 	maxOldRevision := p.maxOldRevision(existing)
 	newRevision := strconv.FormatInt(maxOldRevision+1, 10)
-	maxSurge := p.maxSurge()
+	maxSurge := p.annotationSurge()
 
 	if existing != nil {
 		annotations, changed := revision.NewReplicaSetAnnotations(d, existing, newRevision, true, maxSurge)
@@ -186,8 +186,11 @@ func (p *planner) getNewReplicaSet(existing *appsv1.ReplicaSet, oldRSs []*appsv1
 
 	if newReplicas < 0 {
 		// Only int32 overflow gets here; the API server's validation refuses
-		// the create.
-		return nil, p.createFailed(rs.Name, fmt.Errorf("ReplicaSet.apps %q is invalid: spec.replicas: Invalid value: %d: must be greater than or equal to 0", rs.Name, newReplicas))
+		// the create. Its refusal is quoted as upstream records it; the
+		// note and the Stop say where the number comes from.
+		p.note("the new replica set's size %d is upstream's int32 arithmetic wrapped around: %s", newReplicas, why)
+		err := p.createFailed(rs.Name, fmt.Errorf("ReplicaSet.apps %q is invalid: spec.replicas: Invalid value: %d: must be greater than or equal to 0", rs.Name, newReplicas))
+		return nil, fmt.Errorf("%w (int32 overflow: upstream's sum of sizes or of replicas and maxSurge wrapped around to give that size)", err)
 	}
 	created := p.w.createRS(rs, fmt.Sprintf("no replica set has the pod template; revision %s, hash %s; %s", newRevision, hash, why))
 	if newReplicas > 0 {

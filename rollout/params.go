@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/deploymath/deploymath/fencepost"
@@ -32,14 +33,22 @@ type Params struct {
 }
 
 // ParamsOf returns the parameters of a Deployment (defaulted, as the API
-// server stores it). It fails on a nil Deployment or spec.replicas. The
-// result shares the pointers of d's spec: read-only.
+// server stores it). It refuses what the blocks refuse, each error naming
+// the field: a nil Deployment, a missing or negative spec.replicas and a
+// negative spec.revisionHistoryLimit. The result shares the pointers of
+// d's spec: read-only.
 func ParamsOf(d *appsv1.Deployment) (Params, error) {
 	if d == nil {
 		return Params{}, errors.New("deployment: must not be nil")
 	}
 	if d.Spec.Replicas == nil {
 		return Params{}, errors.New("spec.replicas: required value (see rollout.Default)")
+	}
+	if r := *d.Spec.Replicas; r < 0 {
+		return Params{}, fmt.Errorf("spec.replicas: invalid value %d: must be greater than or equal to 0", r)
+	}
+	if l := d.Spec.RevisionHistoryLimit; l != nil && *l < 0 {
+		return Params{}, fmt.Errorf("spec.revisionHistoryLimit: invalid value %d: must be greater than or equal to 0", *l)
 	}
 	p := Params{
 		Replicas:                *d.Spec.Replicas,
@@ -63,9 +72,24 @@ func (p Params) Limits() (maxSurge, maxUnavailable int32) {
 	return fencepost.Resolve(p.Strategy, p.Replicas, p.MaxSurge, p.MaxUnavailable)
 }
 
-// MinAvailable is how many pods must stay available during a rollout:
-// Replicas − maxUnavailable (10 replicas with maxUnavailable 25%: 8).
+// MinAvailable is how many pods must stay available during a
+// RollingUpdate: Replicas − maxUnavailable (10 replicas with
+// maxUnavailable 25%: 8). It is 0 for any other strategy, as upstream's
+// MinAvailable and [fencepost.MinAvailable] are: Recreate keeps no pod
+// available. (The Available condition is another test: available ≥
+// Replicas − maxUnavailable for every strategy, so Replicas for Recreate.)
 func (p Params) MinAvailable() int32 {
+	if p.Strategy != appsv1.RollingUpdateDeploymentStrategyType {
+		return 0
+	}
+	_, u := p.Limits()
+	return p.Replicas - u
+}
+
+// minAvailableRolling is Replicas − maxUnavailable whatever the strategy:
+// the scale-down blocks' minAvailable, as upstream computes it in its
+// RollingUpdate code (for a Params that says Recreate, maxUnavailable is 0).
+func (p Params) minAvailableRolling() int32 {
 	_, u := p.Limits()
 	return p.Replicas - u
 }

@@ -3,6 +3,7 @@ package rollout
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/deploymath/deploymath/fencepost"
 
@@ -303,6 +304,18 @@ func (w *world) appendRS(old []*appsv1.ReplicaSet, rs *appsv1.ReplicaSet) []*app
 func (p *planner) maxSurge() int32 {
 	p.resolveFenceposts()
 	return p.fenceposts.surge
+}
+
+// annotationSurge is the maxSurge the max-replicas annotation is written
+// with: upstream's (replicas + maxSurge then wraps around in int32 when it
+// does not fit), or, with FixProportionOverflow, one that holds replicas +
+// maxSurge to 2147483647, so that no wrapped number is written.
+func (p *planner) annotationSurge() int32 {
+	s := p.maxSurge()
+	if p.w.opts.FixProportionOverflow {
+		s = min(s, math.MaxInt32-*p.d.Spec.Replicas)
+	}
+	return s
 }
 
 // maxUnavailable is fencepost.MaxUnavailable of the Deployment, resolved

@@ -112,5 +112,8 @@ type Planner struct {
 // Plan is [PlanWith](s, pl.Options), with the Result and the written
 // Deployments valid until the next call of Plan on pl (see [Planner]).
 func (pl *Planner) Plan(s Snapshot) (*Result, error) {
+	if pl == nil {
+		return plan(s, Options{}, nil)
+	}
 	return plan(s, pl.Options, pl)
 }

@@ -26,56 +26,61 @@ type StatusCounts struct {
 // count) left out. For example sizes 3 and 1 with 2 and 1 available, the
 // second new: replicas 4, updated 1, available 3, unavailable 1.
 //
-// Sums are in int32 as upstream's; when one leaves the range the error
-// wraps [ErrOverflow] (the API server refuses such a status).
+// Sums are in int32 as upstream's; when an exact sum leaves the range the
+// error wraps [ErrOverflow] (the API server refuses such a status) and the
+// counts are upstream's wrapped ones.
 func Counts(all []ReplicaSet, newRS int) (StatusCounts, error) {
 	if newRS < -1 || newRS >= len(all) {
 		return StatusCounts{}, fmt.Errorf("newRS: index %d out of range [-1, %d)", newRS, len(all))
 	}
-	c, overflow := counts(len(all), newRS, func(i int) rsCounts {
+	var t tally
+	for i := range all {
 		rs := &all[i]
-		return rsCounts{rs.Replicas, rs.StatusReplicas, rs.ReadyReplicas, rs.AvailableReplicas, rs.TerminatingReplicas, rs.ObservedGeneration}
-	})
+		t.add(rs.Replicas, rs.StatusReplicas, rs.ReadyReplicas, rs.AvailableReplicas, rs.TerminatingReplicas, rs.ObservedGeneration)
+	}
+	var updated int32
+	if newRS >= 0 {
+		updated = all[newRS].StatusReplicas
+	}
+	c, overflow := t.result(updated)
 	if overflow {
 		return c, fmt.Errorf("status counts: %w", ErrOverflow)
 	}
 	return c, nil
 }
 
-// rsCounts is what the status counts read of one ReplicaSet.
-type rsCounts struct {
-	spec, replicas, ready, available int32
-	terminating                      *int32
-	observed                         int64
+// tally sums the status counts of ReplicaSets, exactly (in int64); result
+// gives them as upstream's int32 sums do.
+type tally struct {
+	spec, replicas, ready, available, terminating int64
+	// unreported: a ReplicaSet whose controller has synced it reports no
+	// terminating count.
+	unreported bool
 }
 
-// counts is Counts over n ReplicaSets that at reads (the planner's are
-// apps/v1 objects); newRS < 0 means none.
-func counts(n, newRS int, at func(i int) rsCounts) (StatusCounts, bool) {
-	var replicas, ready, available, spec, terminating sum32
-	reported := true
-	var c StatusCounts
-	for i := range n {
-		v := at(i)
-		replicas.add(v.replicas)
-		ready.add(v.ready)
-		available.add(v.available)
-		spec.add(v.spec)
-		if i == newRS {
-			c.UpdatedReplicas = v.replicas
-		}
-		switch {
-		case v.observed == 0 && v.terminating == nil:
-		case v.terminating == nil:
-			reported = false
-		default:
-			terminating.add(*v.terminating)
-		}
+func (t *tally) add(spec, replicas, ready, available int32, terminating *int32, observed int64) {
+	t.spec += int64(spec)
+	t.replicas += int64(replicas)
+	t.ready += int64(ready)
+	t.available += int64(available)
+	switch {
+	case terminating != nil:
+		t.terminating += int64(*terminating)
+	case observed != 0:
+		t.unreported = true
 	}
-	c.Replicas, c.ReadyReplicas, c.AvailableReplicas = replicas.v, ready.v, available.v
+	// (Never synced and no count: left out.)
+}
+
+// result is the counts, updated being the new ReplicaSet's status.replicas,
+// and whether a sum left the int32 range (its value is then upstream's
+// wrapped one).
+func (t *tally) result(updated int32) (StatusCounts, bool) {
+	replicas, ready, available, spec, terminating := fitSum(t.replicas), fitSum(t.ready), fitSum(t.available), fitSum(t.spec), fitSum(t.terminating)
+	c := StatusCounts{Replicas: replicas.v, UpdatedReplicas: updated, ReadyReplicas: ready.v, AvailableReplicas: available.v}
 	unavailable, o := sub32(spec.v, available.v)
 	c.UnavailableReplicas = max(unavailable, 0)
-	if reported {
+	if !t.unreported {
 		c.TerminatingReplicas, c.Terminating = terminating.v, true
 	}
 	return c, replicas.overflow || ready.overflow || available.overflow || spec.overflow || o || terminating.overflow
@@ -83,16 +88,27 @@ func counts(n, newRS int, at func(i int) rsCounts) (StatusCounts, bool) {
 
 // Complete reports whether a rollout is complete (upstream's
 // DeploymentComplete): every one of Replicas pods updated and available,
-// no other pod, and the generation observed.
+// no other pod, and the generation observed. A nil s is not complete.
 func Complete(p Params, generation int64, s *appsv1.DeploymentStatus) bool {
+	if s == nil {
+		return false
+	}
 	r := p.Replicas
 	return s.UpdatedReplicas == r && s.Replicas == r && s.AvailableReplicas == r && s.ObservedGeneration >= generation
 }
 
 // Progressing reports whether a rollout made progress from the status it
 // had (old) to the one it has now (upstream's DeploymentProgressing): more
-// updated, ready or available pods, or fewer old ones.
+// updated, ready or available pods, or fewer old ones. A nil status
+// counts as the zero status (no pods).
 func Progressing(old, now *appsv1.DeploymentStatus) bool {
+	var zero appsv1.DeploymentStatus
+	if old == nil {
+		old = &zero
+	}
+	if now == nil {
+		now = &zero
+	}
 	return now.UpdatedReplicas > old.UpdatedReplicas ||
 		now.Replicas-now.UpdatedReplicas < old.Replicas-old.UpdatedReplicas ||
 		now.ReadyReplicas > old.ReadyReplicas ||
@@ -105,9 +121,9 @@ func Progressing(old, now *appsv1.DeploymentStatus) bool {
 // ProgressDeadlineExceeded; never while it records a completed rollout
 // (NewReplicaSetAvailable), without a deadline, or without the condition.
 // For example a deadline of 600 s and a condition last updated at 12:00:00
-// times out from 12:10:00 and one nanosecond.
+// times out from 12:10:00 and one nanosecond. A nil s has no condition.
 func TimedOut(p Params, s *appsv1.DeploymentStatus, now time.Time) bool {
-	if !p.HasProgressDeadline() {
+	if !p.HasProgressDeadline() || s == nil {
 		return false
 	}
 	c := getCondition(*s, appsv1.DeploymentProgressing)
@@ -122,16 +138,21 @@ func TimedOut(p Params, s *appsv1.DeploymentStatus, now time.Time) bool {
 
 // RequeueAfter is when to look at a rollout again that made no progress
 // (upstream's requeueStuckDeployment): at the progress deadline counted
-// from lastUpdate (the Progressing condition's), plus a second against
+// from the Progressing condition's lastUpdateTime, plus a second against
 // clock skew; rate-limited at once when less than a second is left. No
 // requeue without a deadline or a Progressing condition, when complete,
-// or when it has timed out already. For example a deadline of 600 s,
-// lastUpdate 3 minutes ago: After 7m1s.
-func RequeueAfter(p Params, complete bool, progressing *appsv1.DeploymentCondition, lastUpdate, now time.Time) Requeue {
+// or when it has timed out already. For example a deadline of 600 s and a
+// condition last updated 3 minutes ago: After 7m1s.
+//
+// progressing is the condition as the Deployment in hand holds it. When a
+// sync has just set it, upstream still holds its time with the clock's
+// full precision (the API server stores whole seconds): pass the condition
+// with that time to get upstream's delay to the nanosecond.
+func RequeueAfter(p Params, complete bool, progressing *appsv1.DeploymentCondition, now time.Time) Requeue {
 	if !p.HasProgressDeadline() || progressing == nil || complete || progressing.Reason == TimedOutReason {
 		return Requeue{}
 	}
-	after := lastUpdate.Add(time.Duration(*p.ProgressDeadlineSeconds) * time.Second).Sub(now)
+	after := progressing.LastUpdateTime.Add(time.Duration(*p.ProgressDeadlineSeconds) * time.Second).Sub(now)
 	if after < time.Second {
 		return Requeue{RateLimited: true}
 	}

@@ -22,10 +22,17 @@ type Proportional struct {
 	// In int64 so that with ProportionOptions.Wide they are exact; with
 	// upstream's arithmetic they are its wrapped int32 values.
 	Allowed, Current, ToAdd, Added int64
+	// MaxSurge is the resolved maxSurge.
+	MaxSurge int32
 	// DesiredReplicas and MaxReplicas are the values of the desired- and
 	// max-replicas annotations every active ReplicaSet gets: Replicas and
-	// Replicas + maxSurge.
+	// Replicas + maxSurge (upstream's int32 sum, wrapped when it does not
+	// fit; with ProportionOptions.Wide held to 2147483647 instead).
 	DesiredReplicas, MaxReplicas int32
+	// Overflow says that upstream's int32 arithmetic wrapped around
+	// somewhere (Proportions then also returns [ErrOverflow]): the numbers
+	// above and the shares are upstream's wrapped ones, not counts.
+	Overflow bool
 }
 
 // Share is one ReplicaSet's part of a proportional scaling.
@@ -45,6 +52,9 @@ type Share struct {
 	// Leftover is the rounding remainder this ReplicaSet (the first)
 	// takes.
 	Leftover int64
+	// Overflow says its product size × (Replicas + maxSurge) or its
+	// fraction wrapped around in int32, as upstream computes them.
+	Overflow bool
 }
 
 // String explains one ReplicaSet's share.
@@ -61,6 +71,9 @@ func (s Share) String() string {
 		how = fmt.Sprintf("round(%d × max / %d from the %s) − %d = %+d", s.From, s.Base, map[string]string{"annotation": "max-replicas annotation", "status": "Deployment's status.replicas"}[s.BaseFrom], s.From, s.Fraction)
 	}
 	out := fmt.Sprintf("%s %d->%d: %s", s.Name, s.From, s.To, how)
+	if s.Overflow {
+		out += " (int32 overflow: the product wrapped around, as upstream computes it)"
+	}
 	if s.Leftover != 0 {
 		out += fmt.Sprintf("; takes the leftover %+d", s.Leftover)
 	}
@@ -73,7 +86,26 @@ func (p Proportional) String() string {
 	for i, s := range p.Shares {
 		parts[i] = s.String()
 	}
-	return fmt.Sprintf("allowed %d = replicas + maxSurge, active replica sets hold %d, %+d to spread: %s", p.Allowed, p.Current, p.ToAdd, strings.Join(parts, "; "))
+	return p.Head() + ": " + strings.Join(parts, "; ")
+}
+
+// Head explains the totals, without the shares: "allowed 15 = replicas 12
+// + maxSurge 3, active replica sets hold 10, +5 to spread", with words
+// when upstream's int32 arithmetic wrapped around.
+func (p Proportional) Head() string {
+	exact := int64(p.DesiredReplicas) + int64(p.MaxSurge)
+	allowed := fmt.Sprintf("allowed %d = replicas %d + maxSurge %d", p.Allowed, p.DesiredReplicas, p.MaxSurge)
+	switch {
+	case p.DesiredReplicas == 0:
+		allowed = "allowed 0 (replicas 0)"
+	case p.Allowed != exact:
+		allowed = fmt.Sprintf("allowed %d = replicas %d + maxSurge %d = %d wrapped around in int32, as upstream computes it", p.Allowed, p.DesiredReplicas, p.MaxSurge, exact)
+	}
+	out := fmt.Sprintf("%s, active replica sets hold %d, %+d to spread", allowed, p.Current, p.ToAdd)
+	if p.Overflow {
+		out += " (int32 overflow: these are upstream's wrapped numbers, not counts)"
+	}
+	return out
 }
 
 // ProportionOptions select deviations from upstream in [Proportions].
@@ -125,8 +157,9 @@ func proportions(p Params, surge, statusReplicas int32, active []ReplicaSet, wid
 	a := arith{wide: wide}
 	var out Proportional
 	out.DesiredReplicas = p.Replicas
+	out.MaxSurge = surge
 	maxReplicas := a.fit(int64(p.Replicas) + int64(surge))
-	out.MaxReplicas = int32(maxReplicas) // the annotation: upstream's int32
+	out.MaxReplicas = maxReplicasAnnotation(maxReplicas)
 	var cur int64
 	for i := range active {
 		cur = a.fit(cur + int64(active[i].Replicas))
@@ -161,8 +194,10 @@ func proportions(p Params, surge, statusReplicas int32, active []ReplicaSet, wid
 		})
 	}
 	out.Shares = shares
-	var to sizes64
-	to.init(len(shares))
+	// Upstream's int32 sizes; with wide arithmetic the exact size, held to
+	// what a ReplicaSet can have. Only the first share's exact size is
+	// needed after the loop (it takes the leftover).
+	var first int64
 	for k := range shares {
 		i := shares[k].Index
 		rs := &active[i]
@@ -172,7 +207,11 @@ func proportions(p Params, surge, statusReplicas int32, active []ReplicaSet, wid
 			if out.ToAdd == out.Added {
 				s.BaseFrom = "nothing"
 			} else {
+				before := a.overflow
+				a.overflow = false
 				frac := fraction(&a, p, maxReplicas, statusReplicas, rs, &s)
+				s.Overflow = a.overflow
+				a.overflow = a.overflow || before
 				allowed := a.fit(out.ToAdd - out.Added)
 				prop := max(frac, allowed)
 				if out.ToAdd > 0 {
@@ -182,20 +221,32 @@ func proportions(p Params, surge, statusReplicas int32, active []ReplicaSet, wid
 				out.Added = a.fit(out.Added + prop)
 			}
 		}
-		to.set(k, size)
+		if k == 0 {
+			first = size
+		} else {
+			s.To = int32(min(size, math.MaxInt32))
+		}
 		out.Shares[k] = s
 	}
-	if len(out.Shares) > 0 && out.ToAdd != 0 {
-		first := &out.Shares[0]
-		first.Leftover = a.fit(out.ToAdd - out.Added)
-		to.set(0, max(a.fit(to.get(0)+first.Leftover), 0))
+	if len(out.Shares) > 0 {
+		head := &out.Shares[0]
+		if out.ToAdd != 0 {
+			head.Leftover = a.fit(out.ToAdd - out.Added)
+			first = max(a.fit(first+head.Leftover), 0)
+		}
+		head.To = int32(min(first, math.MaxInt32))
 	}
-	for k := range out.Shares {
-		// Upstream's int32 sizes; with wide arithmetic the exact size,
-		// held to what a ReplicaSet can have.
-		out.Shares[k].To = int32(min(to.get(k), math.MaxInt32))
-	}
+	out.Overflow = a.overflow
 	return out, a.overflow
+}
+
+// maxReplicasAnnotation is the max-replicas annotation's value for
+// Replicas + maxSurge = v: upstream's wrapped int32 sum as it is (v was
+// fitted to int32 already), or, computed wide, held to the largest value
+// upstream's reader of the annotation accepts, so that no wrapped number
+// is written.
+func maxReplicasAnnotation(v int64) int32 {
+	return int32(min(v, math.MaxInt32))
 }
 
 // arith is proportional scaling's arithmetic: exact in int64, and unless
@@ -212,34 +263,6 @@ func (a *arith) fit(x int64) int64 {
 		a.overflow = true
 	}
 	return w
-}
-
-// sizes64 holds the exact new sizes while shares are computed, without an
-// allocation for a few ReplicaSets.
-type sizes64 struct {
-	small [8]int64
-	more  []int64
-}
-
-func (s *sizes64) init(n int) {
-	if n > len(s.small) {
-		s.more = make([]int64, n)
-	}
-}
-
-func (s *sizes64) set(i int, v int64) {
-	if s.more != nil {
-		s.more[i] = v
-		return
-	}
-	s.small[i] = v
-}
-
-func (s *sizes64) get(i int) int64 {
-	if s.more != nil {
-		return s.more[i]
-	}
-	return s.small[i]
 }
 
 // fraction is upstream's getReplicaSetFraction: round(size × (Replicas +

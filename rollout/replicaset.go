@@ -38,14 +38,26 @@ type ReplicaSet struct {
 	// Deleting says it has a deletionTimestamp.
 	Deleting bool
 
-	// DesiredReplicas and MaxReplicas are the desired-replicas and
-	// max-replicas annotations (the Deployment's replicas and replicas +
-	// maxSurge when the ReplicaSet was last scaled); nil when missing or
-	// not a non-negative int32.
-	DesiredReplicas, MaxReplicas *int32
+	// DesiredReplicas is the desired-replicas annotation (the
+	// Deployment's replicas when the ReplicaSet was last scaled) as
+	// upstream's IsSaturated reads it, the one block that reads it
+	// ([IsSaturated]): a decimal integer, sign allowed, taken in 64 bits
+	// and then cut to int32 as upstream's int32(strconv.Atoi) does, so
+	// "+3" reads 3, "-0" reads 0 and "4294967305" (2³² + 9) reads 9; nil
+	// when missing or not such a number. (Upstream's scaling-event check
+	// reads the annotation strictly instead, see
+	// [revision.DesiredReplicas]; Plan does.)
+	DesiredReplicas *int32
+	// MaxReplicas is the max-replicas annotation (replicas + maxSurge
+	// when the ReplicaSet was last scaled) as upstream reads it for
+	// proportional scaling: a non-negative int32 without a sign, else nil
+	// (see [revision.MaxReplicas]).
+	MaxReplicas *int32
 }
 
-// ReplicaSetOf reads rs. A nil rs or spec.replicas is an error.
+// ReplicaSetOf reads rs: its sizes and pod counts, creation time,
+// revision, and its desired- and max-replicas annotations each as
+// upstream's reader of it reads it. A nil rs or spec.replicas is an error.
 func ReplicaSetOf(rs *appsv1.ReplicaSet) (ReplicaSet, error) {
 	if rs == nil {
 		return ReplicaSet{}, errors.New("replica set: must not be nil")
@@ -59,13 +71,27 @@ func ReplicaSetOf(rs *appsv1.ReplicaSet) (ReplicaSet, error) {
 		n, err := strconv.ParseInt(v, 10, 64)
 		out.Revision, out.BadRevision = n, err != nil
 	}
-	if n, ok := revision.DesiredReplicas(rs); ok {
+	if n, ok := saturationDesired(rs); ok {
 		out.DesiredReplicas = &n
 	}
 	if n, ok := revision.MaxReplicas(rs); ok {
 		out.MaxReplicas = &n
 	}
 	return out, nil
+}
+
+// saturationDesired reads the desired-replicas annotation as upstream's
+// IsSaturated does: strconv.Atoi (64 bits where upstream runs), then int32.
+func saturationDesired(rs *appsv1.ReplicaSet) (int32, bool) {
+	s, ok := rs.Annotations[revision.DesiredReplicasAnnotation]
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return int32(n), true
 }
 
 // ErrOverflow is returned (wrapped) by a building block whose arithmetic
@@ -88,6 +114,13 @@ func (s *sum32) add(n int32) {
 	if exact > math.MaxInt32 || exact < math.MinInt32 {
 		s.overflow = true
 	}
+}
+
+// fitSum is an exact sum of int32s as upstream's int32 sum gives it
+// (wrapped), with whether it left the int32 range. For non-negative
+// addends that is whether any partial sum did, as sum32 reports it.
+func fitSum(exact int64) sum32 {
+	return sum32{v: int32(exact), overflow: exact > math.MaxInt32 || exact < math.MinInt32}
 }
 
 // sub32 is a − b in int32, and whether the exact difference does not fit.

@@ -157,28 +157,70 @@ func FindNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.R
 	if d == nil {
 		return nil
 	}
-	var nonNil []*appsv1.ReplicaSet
+	// The oldest match, without sorting: only a ReplicaSet older than the
+	// best so far is compared (the order is total, so this is the first
+	// match in creation order).
+	var best *appsv1.ReplicaSet
 	for _, rs := range rss {
-		if rs != nil {
-			nonNil = append(nonNil, rs)
-		}
-	}
-	return findNewReplicaSet(d, nonNil)
-}
-
-// FindOldReplicaSets returns every ReplicaSet of rss but the new one (see
-// [FindNewReplicaSet]), in rss's order, and those of them with a size above
-// 0 (upstream's FindOldReplicaSets). rss is not modified.
-func FindOldReplicaSets(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (old, active []*appsv1.ReplicaSet) {
-	newRS := FindNewReplicaSet(d, rss)
-	for _, rs := range rss {
-		if rs == nil || rs == newRS {
+		if rs == nil || best != nil && compareByCreation(rs, best) >= 0 {
 			continue
 		}
-		old = append(old, rs)
-		if rs.Spec.Replicas != nil && *rs.Spec.Replicas > 0 {
+		if hashing.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+			best = rs
+		}
+	}
+	return best
+}
+
+// FindOldReplicaSets returns the old ReplicaSets of rss as upstream's
+// FindOldReplicaSets does, results in its order: first those with a size
+// above 0 (active), then all of them. Both lists are oldest first (by
+// creation time, then name, then UID): upstream's look-up of the new
+// ReplicaSet sorts the list it is given that way, so its results come out
+// in that order, which is the order [HistoryToDelete] needs. A ReplicaSet
+// is old unless it is the new one (see [FindNewReplicaSet]) or has its UID,
+// as upstream matches by UID (a second copy of the new ReplicaSet read
+// elsewhere is not old); objects without a UID, which an API server never
+// holds, match by identity only. nil entries are skipped, and one without
+// spec.replicas counts as active (the API server defaults it to 1); rss is
+// not modified.
+func FindOldReplicaSets(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (active, all []*appsv1.ReplicaSet) {
+	newRS := FindNewReplicaSet(d, rss)
+	nOld, nActive := 0, 0
+	for _, rs := range rss {
+		if isOldOf(rs, newRS) {
+			nOld++
+			if rs.Spec.Replicas == nil || *rs.Spec.Replicas != 0 {
+				nActive++
+			}
+		}
+	}
+	if nOld == 0 {
+		return nil, nil
+	}
+	all = make([]*appsv1.ReplicaSet, 0, nOld)
+	for _, rs := range rss {
+		if isOldOf(rs, newRS) {
+			all = append(all, rs)
+		}
+	}
+	if !slices.IsSortedFunc(all, compareByCreation) {
+		slices.SortFunc(all, compareByCreation)
+	}
+	if nActive == 0 {
+		return nil, all
+	}
+	active = make([]*appsv1.ReplicaSet, 0, nActive)
+	for _, rs := range all {
+		if rs.Spec.Replicas == nil || *rs.Spec.Replicas != 0 {
 			active = append(active, rs)
 		}
 	}
-	return old, active
+	return active, all
+}
+
+// isOldOf reports whether rs (nil: no) is not newRS: another object and
+// another UID (an empty UID matches by identity only).
+func isOldOf(rs, newRS *appsv1.ReplicaSet) bool {
+	return rs != nil && rs != newRS && (newRS == nil || newRS.UID == "" || rs.UID != newRS.UID)
 }

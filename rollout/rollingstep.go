@@ -1,22 +1,31 @@
 package rollout
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/deploymath/deploymath/fencepost"
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // Rolling is one RollingUpdate sync's sizing decision, as [RollingStep]
-// composes it.
+// composes it. Its parts are values, each with a flag saying whether the
+// sync got that far, so that a decision costs no allocation.
 type Rolling struct {
-	// NewRS is set when the new ReplicaSet changes size: then that is the
-	// whole decision of this sync (upstream returns after the write).
-	NewRS *Step
-	// Sizing is the new ReplicaSet's sizing, when it was below Replicas.
-	Sizing *Sizing
-	// Budget is the old ReplicaSets' scale-down budget, when they were
-	// looked at (the new ReplicaSet kept its size and an old one has a
-	// size above 0).
-	Budget *Budget
+	// ScaleNew says the new ReplicaSet changes size, as NewRS says (Index
+	// -1): then that is the whole decision of this sync (upstream returns
+	// after the write).
+	ScaleNew bool
+	NewRS    Step
+	// Sized says Sizing holds the new ReplicaSet's sizing (it was below
+	// Replicas).
+	Sized  bool
+	Sizing Sizing
+	// Budgeted says Budget holds the old ReplicaSets' scale-down budget
+	// (the new ReplicaSet kept its size and an old one has a size above 0).
+	Budgeted bool
+	Budget   Budget
 	// Cleanup and ScaleDown are the old ReplicaSets' steps, in the order to
 	// write them (Step.Index is the position in the old list given). A
 	// ReplicaSet may appear in both: write the second step after the first.
@@ -26,13 +35,13 @@ type Rolling struct {
 // String explains the decision.
 func (r Rolling) String() string {
 	var parts []string
-	if r.Sizing != nil {
+	if r.Sized {
 		parts = append(parts, "new replica set: "+r.Sizing.String())
 	}
-	if r.NewRS != nil {
+	if r.ScaleNew {
 		parts = append(parts, fmt.Sprintf("scale %s %d->%d", r.NewRS.Name, r.NewRS.From, r.NewRS.To))
 	}
-	if r.Budget != nil {
+	if r.Budgeted {
 		parts = append(parts, r.Budget.String())
 	}
 	if len(r.Cleanup.Steps) > 0 {
@@ -59,62 +68,88 @@ func (r Rolling) String() string {
 // at the surge limit, the budget is 2, and the old one goes 10→8.
 //
 // old holds every old ReplicaSet, in any order. Errors are those of the
-// blocks (negative sizes, [ErrOverflow] with upstream's wrapped numbers in
-// the result). A [CleanupUnhealthy] error leaves the steps before it, as
-// upstream writes them before it stops.
+// blocks (negative sizes, [ErrOverflow]). A [CleanupUnhealthy] error
+// leaves the steps before it, as upstream writes them before it stops.
+//
+// At int32 overflow the result is still upstream's, with an error wrapping
+// [ErrOverflow] alongside: when Replicas + maxSurge or the sizes' sum
+// wrap, NewRS holds the wrapped size upstream writes (a negative one the
+// API server refuses, and the sync stops there), or, when the wrapped
+// arithmetic leaves the new ReplicaSet's size alone, the old ReplicaSets'
+// steps upstream then writes. When the old ReplicaSets' sizes add up to 0
+// in int32, nothing is scaled down (see [MaxScaledDown]).
 func RollingStep(p Params, newRS ReplicaSet, old []ReplicaSet) (Rolling, error) {
 	var r Rolling
-	if err := checkParams(p); err != nil {
-		return r, err
-	}
-	if err := checkReplicaSets("old", old); err != nil {
-		return r, err
+	if p.Replicas < 0 {
+		return r, checkParams(p)
 	}
 	if newRS.Replicas < 0 {
 		return r, fmt.Errorf("newRS (%s): replicas: invalid value %d: must be greater than or equal to 0", newRS.Name, newRS.Replicas)
 	}
-	var all sum32
+	total := int64(newRS.Replicas)
+	nActive := 0
+	negative := false
 	for i := range old {
-		all.add(old[i].Replicas)
+		n := old[i].Replicas
+		total += int64(n)
+		negative = negative || n < 0
+		if n > 0 {
+			nActive++
+		}
 	}
-	all.add(newRS.Replicas)
-	surge, unavailable := p.Limits()
+	if negative {
+		return r, checkReplicaSets("old", old)
+	}
+	all := fitSum(total)
+	var sizeErr error // an overflow in the new ReplicaSet's size, reported at the end
 	switch {
 	case newRS.Replicas > p.Replicas:
-		r.NewRS = &Step{Index: -1, Name: newRS.Name, From: newRS.Replicas, To: p.Replicas}
+		r.ScaleNew, r.NewRS = true, Step{Index: -1, Name: newRS.Name, From: newRS.Replicas, To: p.Replicas}
 		return r, nil
 	case newRS.Replicas < p.Replicas:
-		s, overflow := newRSSize(p, surge, all, newRS.Replicas)
-		r.Sizing = &s
-		if s.Size != newRS.Replicas {
-			r.NewRS = &Step{Index: -1, Name: newRS.Name, From: newRS.Replicas, To: s.Size}
+		// Upstream resolves maxSurge alone here, as NewRSNewReplicas does.
+		surge, err := fencepost.Scaled(p.MaxSurge, p.Replicas, true)
+		if err != nil || p.Strategy != appsv1.RollingUpdateDeploymentStrategyType {
+			surge, _ = p.Limits() // what the rest of this package resolves
 		}
-		if overflow {
-			return r, fmt.Errorf("new replica set size: %w", ErrOverflow)
+		r.Sized = true
+		if newRSSize(&r.Sizing, &p, surge, all, newRS.Replicas) {
+			sizeErr = fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", r.Sizing.Replicas, r.Sizing.MaxSurge, r.Sizing.Total, ErrOverflow)
 		}
-		if r.NewRS != nil {
-			return r, nil
+		if r.Sizing.Size != newRS.Replicas {
+			r.ScaleNew, r.NewRS = true, Step{Index: -1, Name: newRS.Name, From: newRS.Replicas, To: r.Sizing.Size}
+			return r, sizeErr
 		}
 	}
-	var active []ReplicaSet
-	var at []int
+	if nActive == 0 {
+		return r, sizeErr
+	}
+	// The active old ReplicaSets, copied (decideOld updates their sizes),
+	// and their positions in old: on the stack for a few.
+	var abuf [8]ReplicaSet
+	var ibuf [8]int
+	active, at := abuf[:0], ibuf[:0]
+	if nActive > len(abuf) {
+		active, at = make([]ReplicaSet, 0, nActive), make([]int, 0, nActive)
+	}
 	for i := range old {
 		if old[i].Replicas > 0 {
 			active = append(active, old[i])
 			at = append(at, i)
 		}
 	}
-	if len(active) == 0 {
-		return r, nil
+	d, err := decideOld(p.minAvailableRolling(), all, newRS, active)
+	r.Budgeted, r.Budget, r.Cleanup, r.ScaleDown = true, d.budget, d.cleanup, d.down
+	for k := range r.Cleanup.Steps {
+		r.Cleanup.Steps[k].Index = at[r.Cleanup.Steps[k].Index]
 	}
-	d, err := decideOld(p.Replicas-unavailable, all, newRS, active)
-	r.Budget, r.Cleanup, r.ScaleDown = &d.budget, d.cleanup, d.down
-	for _, steps := range []*Steps{&r.Cleanup, &r.ScaleDown} {
-		for k := range steps.Steps {
-			steps.Steps[k].Index = at[steps.Steps[k].Index]
-		}
+	for k := range r.ScaleDown.Steps {
+		r.ScaleDown.Steps[k].Index = at[r.ScaleDown.Steps[k].Index]
 	}
-	return r, err
+	if sizeErr == nil {
+		return r, err
+	}
+	return r, errors.Join(sizeErr, err)
 }
 
 // oldDecision is reconcileOldReplicaSets' arithmetic.

@@ -16,13 +16,18 @@ import (
 func (p *planner) scaleReplicaSet(rs *appsv1.ReplicaSet, newScale int32, why string) (bool, *appsv1.ReplicaSet, error) {
 	d := p.d
 	desired := *d.Spec.Replicas
-	maxReplicas := desired + p.maxSurge()
+	maxReplicas := desired + p.annotationSurge()
 	annotationsChange := revision.ReplicasAnnotationsNeedUpdate(rs.Annotations, desired, maxReplicas)
 	sizeChange := *rs.Spec.Replicas != newScale
 	if !sizeChange && !annotationsChange {
 		return false, rs, nil
 	}
 	from := *rs.Spec.Replicas
+	if newScale < 0 {
+		// A wrapped size the API server refuses (updateRS stops there):
+		// the note keeps the numbers that gave it.
+		p.note("replica set %s: the size %d is upstream's int32 arithmetic wrapped around: %s", rs.Name, newScale, why)
+	}
 	if !sizeChange {
 		why = fmt.Sprintf("record desired-replicas %d and max-replicas %d", desired, maxReplicas)
 	}

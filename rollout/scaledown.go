@@ -8,17 +8,28 @@ import (
 
 // Budget is the old ReplicaSets' scale-down budget of [MaxScaledDown].
 type Budget struct {
-	// MaxScaledDown is how many old pods may go now; ≤ 0 means none.
+	// MaxScaledDown is how many old pods may go now; ≤ 0 means none. It
+	// is 0 when OldPods is 0.
 	MaxScaledDown int32
 	// AllPods is the size of all ReplicaSets together; MinAvailable is
-	// Replicas − maxUnavailable; NewUnavailable is the new ReplicaSet's
-	// size minus its available pods.
+	// Replicas − maxUnavailable (left 0 when OldPods is 0: upstream does
+	// not get that far); NewUnavailable is the new ReplicaSet's size minus
+	// its available pods.
 	AllPods, MinAvailable, NewUnavailable int32
+	// OldPods is the old ReplicaSets' sizes together (AllPods less the new
+	// ReplicaSet's size), in int32 as upstream sums them. When it is 0
+	// upstream scales no old ReplicaSet down and computes no budget, even
+	// when the sizes are not all 0 but wrap around to 0 (their exact sum is
+	// a multiple of 2³²).
+	OldPods int32
 }
 
 // String explains the budget, e.g. "maxScaledDown 2 = all pods 13 -
 // minAvailable 8 - unavailable new pods 3".
 func (b Budget) String() string {
+	if b.OldPods == 0 {
+		return "no old pods to scale down (the old replica sets' sizes add up to 0 in int32)"
+	}
 	return fmt.Sprintf("maxScaledDown %d = all pods %d - minAvailable %d - unavailable new pods %d", b.MaxScaledDown, b.AllPods, b.MinAvailable, b.NewUnavailable)
 }
 
@@ -27,33 +38,65 @@ func (b Budget) String() string {
 // reconcileOldReplicaSets): all pods − minAvailable − (new size − new
 // available). For example 10 replicas, maxUnavailable 2 (minAvailable 8),
 // an old ReplicaSet of 10 and a new one of 3 with none available: 13 − 8 −
-// 3 = 2.
+// 3 = 2. When the old ReplicaSets' sizes add up to 0 in int32 (all 0, or
+// wrapping around to 0) it is 0, as upstream returns before the budget.
 //
-// all holds every ReplicaSet, newRS included. Negative sizes are an error;
-// a sum beyond the int32 range wraps [ErrOverflow] (the Budget then holds
-// upstream's wrapped numbers).
-func MaxScaledDown(p Params, all []ReplicaSet, newRS ReplicaSet) (Budget, error) {
-	if err := checkParams(p); err != nil {
-		return Budget{}, err
+// all holds every ReplicaSet and newRS is the new one's position in it.
+// Negative sizes, and a position outside all, are an error; a sum beyond
+// the int32 range wraps [ErrOverflow] (the Budget then holds upstream's
+// wrapped numbers).
+func MaxScaledDown(p Params, all []ReplicaSet, newRS int) (Budget, error) {
+	if p.Replicas < 0 {
+		return Budget{}, checkParams(p)
 	}
-	if err := checkReplicaSets("all", all); err != nil {
-		return Budget{}, err
+	if newRS < 0 || newRS >= len(all) {
+		return Budget{}, fmt.Errorf("newRS: index %d out of range [0, %d)", newRS, len(all))
 	}
-	var total sum32
+	var total int64
+	negative := false
 	for i := range all {
-		total.add(all[i].Replicas)
+		r := all[i].Replicas
+		total += int64(r)
+		negative = negative || r < 0
 	}
-	b, overflow := budget(p.MinAvailable(), total, newRS)
-	if overflow {
+	if negative {
+		return Budget{}, checkReplicaSets("all", all)
+	}
+	var b Budget
+	// Upstream returns before resolving the fenceposts when there are no
+	// old pods; budget does too.
+	if budgetInto(&b, &p, fitSum(total), &all[newRS]) {
 		return b, fmt.Errorf("scale-down budget: %w", ErrOverflow)
 	}
 	return b, nil
 }
 
+// budgetInto is MaxScaledDown for a total the caller summed, into b, with
+// minAvailable resolved from p only when there are old pods. It reports
+// whether upstream's int32 arithmetic wrapped around.
+func budgetInto(b *Budget, p *Params, all sum32, newRS *ReplicaSet) bool {
+	*b = Budget{AllPods: all.v, OldPods: all.v - newRS.Replicas}
+	var o1 bool
+	b.NewUnavailable, o1 = sub32(newRS.Replicas, newRS.AvailableReplicas)
+	if b.OldPods == 0 {
+		return all.overflow || o1
+	}
+	b.MinAvailable = p.minAvailableRolling()
+	d, o2 := sub32(b.AllPods, b.MinAvailable)
+	var o3 bool
+	b.MaxScaledDown, o3 = sub32(d, b.NewUnavailable)
+	return all.overflow || o1 || o2 || o3
+}
+
 func budget(minAvailable int32, all sum32, newRS ReplicaSet) (Budget, bool) {
 	b := Budget{AllPods: all.v, MinAvailable: minAvailable}
+	// The old sizes' int32 sum, as upstream's: all − new wraps the same way.
+	b.OldPods = all.v - newRS.Replicas
 	var o1, o2, o3 bool
 	b.NewUnavailable, o1 = sub32(newRS.Replicas, newRS.AvailableReplicas)
+	if b.OldPods == 0 {
+		return b, all.overflow || o1
+	}
 	d, o2 := sub32(b.AllPods, b.MinAvailable)
 	b.MaxScaledDown, o3 = sub32(d, b.NewUnavailable)
 	return b, all.overflow || o1 || o2 || o3
@@ -146,6 +189,9 @@ func CleanupUnhealthy(old []ReplicaSet, maxCleanup int32) (Steps, error) {
 		if to > rs.Replicas {
 			return out, fmt.Errorf("when cleaning up unhealthy replicas, got invalid request to scale down %s %d -> %d", rs.Name, rs.Replicas, to)
 		}
+		if out.Steps == nil {
+			out.Steps = make([]Step, 0, len(old)) // one allocation, and only for a write
+		}
 		out.Steps = append(out.Steps, Step{Index: i, Name: rs.Name, From: rs.Replicas, To: to})
 		out.Total += n
 	}
@@ -176,7 +222,7 @@ func ScaleDownOld(p Params, old []ReplicaSet, newRS ReplicaSet) (Steps, error) {
 		available.add(old[i].AvailableReplicas)
 	}
 	available.add(newRS.AvailableReplicas)
-	out, err := scaleDownOld(p.MinAvailable(), available, old)
+	out, err := scaleDownOld(p.minAvailableRolling(), available, old)
 	if err == nil && available.overflow {
 		err = fmt.Errorf("available pods: %w", ErrOverflow)
 	}
@@ -202,6 +248,9 @@ func scaleDownOld(minAvailable int32, available sum32, old []ReplicaSet) (Steps,
 		to := rs.Replicas - n
 		if to > rs.Replicas {
 			return out, fmt.Errorf("when scaling down old replica sets, got invalid request to scale down %s %d -> %d", rs.Name, rs.Replicas, to)
+		}
+		if out.Steps == nil {
+			out.Steps = make([]Step, 0, len(old)) // one allocation, and only for a write
 		}
 		out.Steps = append(out.Steps, Step{Index: i, Name: rs.Name, From: rs.Replicas, To: to})
 		out.Total += n

@@ -3,9 +3,7 @@ package rollout
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
-	"github.com/deploymath/deploymath/revision"
 	appsv1 "k8s.io/api/apps/v1"
 )
 
@@ -44,7 +42,8 @@ func ActiveOrLatest(all []ReplicaSet, newRS int) int {
 }
 
 // IsSaturated reports whether the new ReplicaSet has, wants and runs all
-// Replicas (upstream's IsSaturated): size, desired-replicas annotation and
+// Replicas (upstream's IsSaturated): size, desired-replicas annotation (as
+// [ReplicaSetOf] reads it, the way upstream's IsSaturated does) and
 // available pods all equal to Replicas. Then a scaling event simply scales
 // the old ReplicaSets to 0.
 func IsSaturated(p Params, newRS ReplicaSet) bool {
@@ -123,7 +122,7 @@ func (p *planner) scale(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) e
 	for _, s := range props.Shares {
 		why := ""
 		if !p.w.opts.Quiet {
-			why = fmt.Sprintf("proportional scaling: allowed %d = replicas + maxSurge, active replica sets hold %d, %+d to spread; %s", props.Allowed, props.Current, props.ToAdd, s)
+			why = "proportional scaling: " + props.Head() + "; " + s.String()
 		}
 		if _, _, err := p.scaleReplicaSet(active[s.Index], s.To, why); err != nil {
 			return err
@@ -132,18 +131,13 @@ func (p *planner) scale(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) e
 	return nil
 }
 
-// saturationView is rs for [IsSaturated], its desired-replicas annotation
-// read as upstream's IsSaturated reads it (strconv.Atoi, then int32), which
-// accepts a little more than the scaling-event check ("+3", and wraps
-// numbers beyond int32).
+// saturationView is rs for [IsSaturated]: its counts and its
+// desired-replicas annotation as ReplicaSetOf reads it.
 func saturationView(rs *appsv1.ReplicaSet) ReplicaSet {
 	var v ReplicaSet
 	countsInto(&v, rs)
-	if s, ok := rs.Annotations[revision.DesiredReplicasAnnotation]; ok {
-		if n, err := strconv.Atoi(s); err == nil {
-			d := int32(n)
-			v.DesiredReplicas = &d
-		}
+	if n, ok := saturationDesired(rs); ok {
+		v.DesiredReplicas = &n
 	}
 	return v
 }

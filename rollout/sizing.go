@@ -3,6 +3,7 @@ package rollout
 import (
 	"fmt"
 
+	"github.com/deploymath/deploymath/fencepost"
 	appsv1 "k8s.io/api/apps/v1"
 )
 
@@ -18,19 +19,38 @@ type Sizing struct {
 	Total int32
 	// Was is the new ReplicaSet's size before.
 	Was int32
+	// Overflow says that upstream's int32 arithmetic wrapped around
+	// (NewRSNewReplicas then also returns [ErrOverflow]): Replicas +
+	// maxSurge, the sizes' total, or the room between them. The numbers
+	// are upstream's wrapped ones, and Size may be negative.
+	Overflow bool
 }
 
 // String explains the decision in numbers, e.g. "total 12 < replicas 10 +
-// maxSurge 3, room for 1, capped by 8 still missing".
+// maxSurge 3, room for 1, capped by 8 still missing", saying so when
+// upstream's int32 arithmetic wrapped around.
 func (s Sizing) String() string {
-	switch {
-	case s.Recreate:
+	if s.Recreate {
 		return fmt.Sprintf("Recreate: the new replica set gets all %d replicas", s.Replicas)
-	case s.Total >= s.MaxTotal:
-		return fmt.Sprintf("total %d already at replicas %d + maxSurge %d", s.Total, s.Replicas, s.MaxSurge)
 	}
-	return fmt.Sprintf("total %d < replicas %d + maxSurge %d, room for %d, capped by %d still missing",
-		s.Total, s.Replicas, s.MaxSurge, s.MaxTotal-s.Total, s.Replicas-s.Was)
+	limit := fmt.Sprintf("replicas %d + maxSurge %d", s.Replicas, s.MaxSurge)
+	if exact := int64(s.Replicas) + int64(s.MaxSurge); exact != int64(s.MaxTotal) {
+		limit = fmt.Sprintf("replicas %d + maxSurge %d = %d, wrapped around to %d in int32", s.Replicas, s.MaxSurge, exact, s.MaxTotal)
+	}
+	total := fmt.Sprintf("total %d", s.Total)
+	var out string
+	if s.Total >= s.MaxTotal {
+		out = fmt.Sprintf("%s already at %s", total, limit)
+	} else {
+		out = fmt.Sprintf("%s < %s, room for %d, capped by %d still missing", total, limit, s.MaxTotal-s.Total, s.Replicas-s.Was)
+	}
+	if s.Overflow {
+		out += "; int32 overflow: upstream computes these sums in int32 and they wrapped around, so the numbers are not counts"
+		if s.Size < 0 {
+			out += fmt.Sprintf(" (the size %d among them: the API server refuses a negative size)", s.Size)
+		}
+	}
+	return out
 }
 
 // NewRSNewReplicas is how large the new ReplicaSet may be now (upstream's
@@ -39,50 +59,70 @@ func (s Sizing) String() string {
 // Replicas. For example 10 replicas with maxSurge 3, an old ReplicaSet of 10
 // and a new one of 2: total 12, room for 1, so the new one goes to 3.
 //
-// all holds every ReplicaSet of the rollout, newRS included. A negative
-// size is an error naming it; when a sum leaves the int32 range the error
-// wraps [ErrOverflow] and Size is upstream's wrapped int32 result.
-func NewRSNewReplicas(p Params, all []ReplicaSet, newRS ReplicaSet) (Sizing, error) {
-	if err := checkParams(p); err != nil {
-		return Sizing{}, err
+// all holds every ReplicaSet of the rollout and newRS is the new one's
+// position in it. A negative size, or a position outside all, is an error
+// naming it; when a sum leaves the int32 range the error wraps
+// [ErrOverflow] and Size is upstream's wrapped int32 result (see
+// [Sizing.Overflow]). As upstream, the strategy must be RollingUpdate or
+// Recreate, and only maxSurge is read.
+func NewRSNewReplicas(p Params, all []ReplicaSet, newRS int) (s Sizing, err error) {
+	if p.Replicas < 0 {
+		return s, checkParams(p)
 	}
-	if err := checkReplicaSets("all", all); err != nil {
-		return Sizing{}, err
+	if uint(newRS) >= uint(len(all)) {
+		return s, fmt.Errorf("newRS: index %d out of range [0, %d)", newRS, len(all))
 	}
-	if newRS.Replicas < 0 {
-		return Sizing{}, fmt.Errorf("newRS (%s): replicas: invalid value %d: must be greater than or equal to 0", newRS.Name, newRS.Replicas)
-	}
-	var total sum32
+	// One pass: the sizes' exact total, and their sign bits together (a
+	// negative size: the loop that names it).
+	var total int64
+	var sign int32
 	for i := range all {
-		total.add(all[i].Replicas)
+		r := all[i].Replicas
+		total += int64(r)
+		sign |= r
 	}
-	surge, _ := p.Limits()
-	s, overflow := newRSSize(p, surge, total, newRS.Replicas)
-	if overflow {
-		return s, fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
+	if sign < 0 {
+		return s, checkReplicaSets("all", all)
 	}
-	return s, nil
+	var surge int32
+	switch p.Strategy {
+	case appsv1.RecreateDeploymentStrategyType:
+	case appsv1.RollingUpdateDeploymentStrategyType:
+		// Upstream resolves maxSurge alone here (maxUnavailable is not read).
+		if surge, err = fencepost.Scaled(p.MaxSurge, p.Replicas, true); err != nil {
+			return s, fmt.Errorf("params: maxSurge: %w", err)
+		}
+	default:
+		return s, fmt.Errorf("params: strategy: unsupported value %q: want %q or %q", p.Strategy, appsv1.RollingUpdateDeploymentStrategyType, appsv1.RecreateDeploymentStrategyType)
+	}
+	if newRSSize(&s, &p, surge, fitSum(total), all[newRS].Replicas) {
+		err = fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
+	}
+	return s, err
 }
 
 // newRSSize is NewRSNewReplicas for a total the caller summed (in int32,
-// as upstream: total.overflow says the exact sum did not fit).
-func newRSSize(p Params, surge int32, total sum32, was int32) (Sizing, bool) {
-	s := Sizing{Replicas: p.Replicas, Total: total.v, Was: was}
+// as upstream: total.overflow says the exact sum did not fit), into s. It
+// reports whether upstream's int32 arithmetic wrapped around.
+func newRSSize(s *Sizing, p *Params, surge int32, total sum32, was int32) bool {
+	*s = Sizing{Replicas: p.Replicas, Total: total.v, Was: was}
 	if p.Strategy == appsv1.RecreateDeploymentStrategyType {
 		s.Recreate, s.Size = true, p.Replicas
-		return s, false
+		return false
 	}
 	s.MaxSurge = surge
 	var o1, o2, o3, o4 bool
 	s.MaxTotal, o1 = add32(p.Replicas, s.MaxSurge)
 	if s.Total >= s.MaxTotal {
 		s.Size = was
-		return s, total.overflow || o1
+		s.Overflow = total.overflow || o1
+		return s.Overflow
 	}
 	room, o2 := sub32(s.MaxTotal, s.Total)
 	missing, o3 := sub32(p.Replicas, was)
 	s.Size, o4 = add32(was, min(room, missing))
-	return s, total.overflow || o1 || o2 || o3 || o4
+	s.Overflow = total.overflow || o1 || o2 || o3 || o4
+	return s.Overflow
 }
 
 // newRSSize is NewRSNewReplicas for the planner's ReplicaSets, with the
@@ -94,7 +134,8 @@ func (p *planner) newRSSize(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSe
 			total.add(*rs.Spec.Replicas)
 		}
 	}
-	s, _ := newRSSize(p.params, p.maxSurge(), total, *newRS.Spec.Replicas)
+	var s Sizing
+	newRSSize(&s, &p.params, p.maxSurge(), total, *newRS.Spec.Replicas)
 	if p.w.opts.Quiet {
 		return s.Size, ""
 	}

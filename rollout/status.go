@@ -166,12 +166,18 @@ func hasProgressDeadline(d *appsv1.Deployment) bool {
 // calculateStatus is the Deployment status the ReplicaSets imply.
 func (p *planner) calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) appsv1.DeploymentStatus {
 	d := p.d
-	newIdx := -1
-	if newRS != nil {
-		newIdx = len(allRSs) - 1 // allRSs is the old ones, then the new one
-	}
 	// Sums in int32, as upstream (a negative status is refused at the write).
-	c, _ := counts(len(allRSs), newIdx, func(i int) rsCounts { return appsCounts(allRSs[i]) })
+	var t tally
+	for _, rs := range allRSs {
+		if rs != nil {
+			t.add(*rs.Spec.Replicas, rs.Status.Replicas, rs.Status.ReadyReplicas, rs.Status.AvailableReplicas, rs.Status.TerminatingReplicas, rs.Status.ObservedGeneration)
+		}
+	}
+	var updated int32
+	if newRS != nil {
+		updated = newRS.Status.Replicas
+	}
+	c, _ := t.result(updated)
 	s := appsv1.DeploymentStatus{
 		ObservedGeneration:  d.Generation,
 		Replicas:            c.Replicas,
@@ -297,13 +303,14 @@ func (p *planner) requeueStuck(s appsv1.DeploymentStatus) Requeue {
 	if cur == nil {
 		return Requeue{}
 	}
-	last := cur.LastUpdateTime.Time
 	if p.progressingSet {
 		// Set in this sync: upstream still holds it in memory with the
 		// clock's full precision, not cut to the second as stored.
-		last = p.w.snap.Now
+		c := *cur
+		c.LastUpdateTime = metav1.Time{Time: p.w.snap.Now}
+		return RequeueAfter(p.params, deploymentComplete(p.d, &s), &c, p.w.snap.Now)
 	}
-	return RequeueAfter(p.params, deploymentComplete(p.d, &s), cur, last, p.w.snap.Now)
+	return RequeueAfter(p.params, deploymentComplete(p.d, &s), cur, p.w.snap.Now)
 }
 
 // describeStatusChange lists what differs between two statuses, for Explain.
@@ -413,12 +420,4 @@ func isQuotedMessage(msg, kind, name, rest string) bool {
 	i := len(kind)
 	return msg[:i] == kind && msg[i] == '"' && msg[i+1:i+1+len(name)] == name &&
 		msg[i+1+len(name):i+3+len(name)] == "\" " && msg[i+3+len(name):] == rest
-}
-
-// appsCounts is what [Counts] reads of an apps/v1 ReplicaSet (nil: nothing).
-func appsCounts(rs *appsv1.ReplicaSet) rsCounts {
-	if rs == nil {
-		return rsCounts{}
-	}
-	return rsCounts{*rs.Spec.Replicas, rs.Status.Replicas, rs.Status.ReadyReplicas, rs.Status.AvailableReplicas, rs.Status.TerminatingReplicas, rs.Status.ObservedGeneration}
 }

@@ -44,7 +44,10 @@ type Options struct {
 	// arithmetic. Upstream multiplies rs.spec.replicas by the Deployment's
 	// maximum replicas in int32, which wraps around for very large
 	// Deployments (rs.spec.replicas × (replicas+maxSurge) > 2³¹−1) and then
-	// scales ReplicaSets by nonsense amounts.
+	// scales ReplicaSets by nonsense amounts. It also writes the
+	// max-replicas annotation (replicas + maxSurge) held to 2147483647
+	// where upstream writes its wrapped int32 sum, so that no wrapped
+	// number is written.
 	FixProportionOverflow bool
 	// Quiet skips building the explanations: Action.Why and Result.Notes
 	// stay mostly empty. For simulators and benchmarks that never read

@@ -263,8 +263,10 @@ func (w *world) updateRS(base *appsv1.ReplicaSet, mutate func(*appsv1.ReplicaSet
 	rs := w.cloneRSForUpdate(base)
 	mutate(rs)
 	if rs.Spec.Replicas != nil && *rs.Spec.Replicas < 0 {
-		// The API server's validation refuses the write.
-		return nil, fmt.Errorf("ReplicaSet.apps %q is invalid: spec.replicas: Invalid value: %d: must be greater than or equal to 0", rs.Name, *rs.Spec.Replicas)
+		// The API server's validation refuses the write. The input's sizes
+		// are not negative, so only upstream's int32 arithmetic wrapping
+		// around gets here.
+		return nil, fmt.Errorf("ReplicaSet.apps %q is invalid: spec.replicas: Invalid value: %d: must be greater than or equal to 0 (int32 overflow: upstream's arithmetic wrapped around to give that size)", rs.Name, *rs.Spec.Replicas)
 	}
 	rs.ResourceVersion = w.rsPrecondition(base)
 	out := rs

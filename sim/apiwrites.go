@@ -138,6 +138,9 @@ func (s *Sim) writeDeployment(ki *kindInfo, d *appsv1.Deployment, verb writeVerb
 	if err := rollout.Validate(dd); err != nil {
 		return nil, apierrors.NewInvalid(ki.gvk.GroupKind(), d.Name, field.ErrorList{field.Invalid(field.NewPath("spec"), nil, err.Error())})
 	}
+	if n := replicas(dd); n > MaxReplicas {
+		return nil, tooManyReplicas(ki, d.Name, n)
+	}
 	var err error
 	if verb == verbCreate {
 		err = s.createDeployment(dd)
@@ -165,6 +168,9 @@ func (s *Sim) writeReplicaSet(ki *kindInfo, rs *appsv1.ReplicaSet, verb writeVer
 	rs.Spec.Template = *defaulting.PodTemplate(&rs.Spec.Template)
 	if errs := validReplicaSetSpec(rs); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(ki.gvk.GroupKind(), rs.Name, errs)
+	}
+	if n := *rs.Spec.Replicas; n > MaxReplicas {
+		return nil, tooManyReplicas(ki, rs.Name, n)
 	}
 	var err error
 	if verb == verbCreate {
@@ -487,4 +493,10 @@ func notModelled(ki *kindInfo, name, what string) error {
 		Reason:  metav1.StatusReasonMethodNotAllowed,
 		Details: &metav1.StatusDetails{Name: name, Group: ki.resource.Group, Kind: ki.resource.Resource},
 		Message: fmt.Sprintf("%s %q: not modelled by the simulator: %s", ki.resource, name, what)}}
+}
+
+// tooManyReplicas refuses a size the simulator does not model (it models
+// every pod): above MaxReplicas.
+func tooManyReplicas(ki *kindInfo, name string, n int32) error {
+	return apierrors.NewForbidden(ki.resource, name, fmt.Errorf("spec.replicas: %d is above the simulator's limit of %d (sim.MaxReplicas)", n, MaxReplicas))
 }

@@ -132,3 +132,14 @@ func BenchmarkRolling1Mx1(b *testing.B) { benchRun(b, benchScenario(b, 1, 1_000_
 
 // BenchmarkRolling1kx1k: 1,000 Deployments × 1,000 replicas rolled at once.
 func BenchmarkRolling1kx1k(b *testing.B) { benchRun(b, benchScenario(b, 1000, 1000, 1000)) }
+
+// BenchmarkRolling1Mon2: the docs' nginx Deployment at 1,000,000 replicas
+// on its two nodes of 600,000 pods each (testdata/scale/nginx-1m.yaml, the
+// file deploysim runs for the same figure), rolled to a new image.
+func BenchmarkRolling1Mon2(b *testing.B) {
+	sc, err := LoadScenario("testdata/scale/nginx-1m.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRun(b, sc)
+}

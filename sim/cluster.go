@@ -30,8 +30,8 @@ func (e *engine) Notify(it *wqItem) { (*Sim)(e).notifyItem(it) }
 // PodDeleted is the Deployment controller's pod handler: a Recreate
 // Deployment is queued once the last pod of its ReplicaSets is gone.
 func (e *engine) PodDeleted(st *cluster.ReplicaSet) {
-	if st.OwnerItem == nil {
-		return
+	if st.OwnerItem == nil || e.generic != nil {
+		return // the generic Deployment controller watches pods (observeCluster)
 	}
 	s := (*Sim)(e)
 	if d := st.OwnerItem.X.Dep; d != nil && d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && !s.c.HasPods(d.Namespace, objKey(d.Namespace, d.Name)) {

@@ -42,6 +42,20 @@ func (c *Context) APIReader() Reader { return &simClient{s: c.s, h: c.h, direct:
 // trace and in [Result].Events.
 func (c *Context) Recorder() EventRecorder { return recorder{c} }
 
+// TickAt asks for the controller's Tick (it must be a [Ticker]) at t, or
+// at the current instant when t is before it. A controller has at most
+// one pending tick: one asked for at or before t stands, one after t is
+// replaced.
+func (c *Context) TickAt(t time.Time) {
+	s, h := c.s, c.h
+	d := max(t.Sub(Epoch), s.now)
+	if h.tickAt >= 0 && h.tickAt <= d {
+		return
+	}
+	h.tickAt = d
+	s.q.push(d, event{kind: evHostTick, n: uint32(h.num - firstHosted)})
+}
+
 // Note adds a line to the trace at the current instant, prefixed with the
 // controller's name ("canary: step 2 of 4 reached").
 func (c *Context) Note(format string, args ...any) {

@@ -46,6 +46,15 @@ type Controller interface {
 	Reconcile(ctx *Context, req Request) (ReconcileResult, error)
 }
 
+// Ticker is a [Controller] that also acts at times it asks for, as a
+// controller with a ticker goroutine does (a periodic check of what waits):
+// Tick runs at each time asked for with [Context.TickAt], at that virtual
+// instant, with the same context as Reconcile.
+type Ticker interface {
+	Controller
+	Tick(ctx *Context)
+}
+
 // Request is a work-queue key: the namespace and name of the object a
 // controller reconciles (controller-runtime's reconcile.Request).
 type Request struct {

@@ -125,7 +125,7 @@ func (s *Sim) deleteDeployment(d *appsv1.Deployment) {
 	it.X.Dep, it.X.CondsOwner = nil, nil
 	s.logDeploymentWrite("delete", d)
 	s.informDeploymentGone(key)
-	s.notifyDeployment(key)
+	s.toDeploymentController(kindDeployment, d, nil, key)
 	s.forgetRestart(d)
 	s.hostChanged(s.kinds.builtin[kindDeployment], d, nil)
 }

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/deploymath/deploymath/rollout"
 	"github.com/deploymath/deploymath/sim/internal/cluster"
@@ -153,14 +155,17 @@ func (s *Sim) apply(a rollout.Action) error {
 }
 
 // podsOf returns the pods of d's ReplicaSets as API objects (for the
-// Recreate strategy, which checks that no old pod is still running).
+// Recreate strategy, which checks that no old pod is still running), by
+// ReplicaSet oldest first, then by name.
 func (s *Sim) podsOf(d *appsv1.Deployment) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, rs := range s.st.OwnedReplicaSets(d) {
 		st := s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]
+		first := len(out)
 		for _, p := range st.Pods {
 			out = append(out, podObject(p, rs))
 		}
+		slices.SortFunc(out[first:], func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return out
 }

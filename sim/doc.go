@@ -63,7 +63,19 @@
 //     cluster.go (the engine's side of the cluster model: what the model
 //     asks of it, the ReplicaSet controller's work-queue shell); informer.go (the
 //     Deployment controller's informer delay); restart.go (the restart
-//     controller shell);
+//     controller shell); options.go (a run's options);
+//     the host of controllers: controller.go (the Controller API),
+//     context.go (what a reconcile works with), host.go (registration,
+//     watches, work-queue keys, requeues, ticks), kinds.go (the run's
+//     kinds, built-in and custom), view.go and informerview.go (what
+//     hosted controllers read), clusterobjects.go (pods and nodes as API
+//     objects), client.go, apiwrites.go, mergepatch.go and deletes.go
+//     (the client and the API server's rules for every kind, garbage
+//     collection), objects.go (a scenario's objects by kind),
+//     hostedsteps.go (restarts, injected conflicts, applies of custom
+//     objects), userinvariants.go (invariants of your own),
+//     hostedtrace.go (custom objects in the trace), deploymentcontroller.go
+//     and restartcontroller.go (the built-ins written against the API);
 //     trace.go, explain.go, stop.go, events.go, writelog.go, svg.go (what a
 //     run shows); invariants.go (the checks).
 //   - sim/sweep: runs a scenario over seeds and strategy combinations, in
@@ -188,6 +200,47 @@
 //	# step 2: waits until new replica set reaches available 2
 //	# step 2: met: new replica set reaches available 2 (2, web-58597d7d56)
 //	# step 2: delete pod web-58597d7d56-b86jc
+//
+// # Controllers of your own
+//
+// A run hosts any [Controller] added with [Options].Controllers, beside
+// the built-in ones or, with cluster.deploymentController: false, instead
+// of the Deployment controller: a controller built on the rollout blocks,
+// a canary or blue/green controller over a kind of your own (a Go type
+// registered in [Options].Scheme, declared in the scenario as YAML), or,
+// through the adapter module sim/controllerruntime, an unmodified
+// controller-runtime reconciler. A controller declares its watches
+// ([For], [Owns], [Watches]) and is called for each key its work queue
+// hands out, with a [Context]: the virtual clock, a [Client] with the API
+// server's semantics for every kind (resourceVersion conflicts,
+// generations, the status subresource, merge and strategic merge
+// patches, finalizers, owner-reference garbage collection), an event
+// recorder, the trace. Its reads come from an informer view (the
+// scenario's cluster.informerDelay applies); its writes reach the
+// ReplicaSet controller, the scheduler, the kubelets and every other
+// controller as anyone's do. [Options].Invariants are checked after each
+// of its writes and at every instant; cluster.writeConflicts injects 409
+// Conflicts into its writes and the step restartController restarts it
+// with nothing in memory ([Restartable]); a [Ticker] also acts at times it
+// asks for. The trace shows each custom object with its generation,
+// status and the ReplicaSets it controls.
+//
+//	res, err := sim.Run(sc, sim.Options{Scheme: scheme, Controllers: []sim.Controller{canary}})
+//
+// The built-in Deployment and restart controllers are controllers of this
+// API (deploymentcontroller.go, restartcontroller.go). A run takes the
+// engine's fast paths for them (their informer handlers written out at
+// the engine's writes, their syncs reading the store without copies);
+// TestBuiltinsThroughHost runs every bundled scenario both ways and
+// compares the whole JSON of the runs, and TestPropertyBuiltinsThroughHost
+// random scenarios with informer delays and controller latencies.
+//
+// What the simulator does not model is refused with an error that says
+// so: a controller cannot create, update or patch pods (the ReplicaSet
+// controller makes them; it can delete them), nor write nodes or the
+// status of ReplicaSets; server-side apply, JSON patches, field selectors
+// and foreground deletion are not implemented; custom kinds are
+// namespaced.
 //
 // # Restart controller
 //

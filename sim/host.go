@@ -6,10 +6,13 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/deploymath/deploymath/sim/internal/cluster"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -28,8 +31,13 @@ type hosted struct {
 	// forKind is the kind of its For watch (the owner kind of Owns).
 	forKind *kindInfo
 	ctx     Context
+	// requeuer makes the requeues of a built-in (nil: controller-runtime's
+	// rules, see Controller).
+	requeuer selfRequeuer
 	// panicked is the panic of its last reconcile, which ends the run.
 	panicked error
+	// tickAt is the time of its pending tick (Ticker), -1 for none.
+	tickAt time.Duration
 }
 
 // watcher is one watch of a hosted controller, kept by its kind.
@@ -61,7 +69,19 @@ func (s *Sim) addControllers(ctrls []Controller) error {
 	if len(ctrls) > maxHosted {
 		return fmt.Errorf("Options.Controllers: %d controllers, the most a run hosts is %d", len(ctrls), maxHosted)
 	}
-	names := map[string]bool{"deployment": true, "restart": true, "replicaset": true}
+	names := map[string]bool{BuiltinDeploymentController: true, writerRestart: true, writerReplicaSet: true, writerGC: true, writerUser: true}
+	if s.opts.genericBuiltins {
+		var builtins []Controller
+		if !s.noDeploymentController {
+			builtins = append(builtins, &deploymentController{s: s})
+			delete(names, BuiltinDeploymentController)
+		}
+		if s.restart != nil {
+			builtins = append(builtins, &restartController{s: s})
+			delete(names, BuiltinRestartController)
+		}
+		ctrls = append(builtins, ctrls...)
+	}
 	for i, c := range ctrls {
 		field := fmt.Sprintf("Options.Controllers[%d]", i)
 		if c == nil {
@@ -75,8 +95,16 @@ func (s *Sim) addControllers(ctrls []Controller) error {
 			return fmt.Errorf("%s: name %q: taken (by a built-in controller or another controller)", field, name)
 		}
 		names[name] = true
-		h := &hosted{ctrl: c, name: name, num: firstHosted + cluster.Controller(i)}
+		h := &hosted{ctrl: c, name: name, num: firstHosted + cluster.Controller(i), tickAt: -1}
 		h.ctx = Context{s: s, h: h}
+		switch b := c.(type) {
+		case *deploymentController:
+			h.requeuer = b
+			s.generic = h
+		case *restartController:
+			b.h = h
+			s.genericRestart = h
+		}
 		var ws []watcher
 		for j, w := range c.Watches() {
 			wf := fmt.Sprintf("%s (%s).Watches()[%d]", field, name, j)
@@ -126,6 +154,9 @@ func (s *Sim) changed(ki *kindInfo, old, cur Object) {
 	}
 	ch := Change{Old: old, New: cur}
 	for _, w := range ki.watchers {
+		if (w.h == s.generic && !s.deliveringToGeneric(ki)) || w.h == s.genericRestart {
+			continue // handed over where the fast path notifies (toGeneric, observeRestart)
+		}
 		for _, r := range w.requests(ch) {
 			s.notify(queueKey{Ctrl: w.h.num, Name: r.Namespace + "/" + r.Name})
 		}
@@ -178,6 +209,10 @@ func (s *Sim) reconcile(it *wqItem) {
 	s.writer = ""
 	if p := h.panicked; p != nil {
 		s.failed = fmt.Errorf("t=%s: controller %s panicked reconciling %s: %w", s.now, h.name, req, p)
+		return
+	}
+	if h.requeuer != nil {
+		h.requeuer.requeue(it, res, err)
 		return
 	}
 	switch {
@@ -254,11 +289,17 @@ func (s *Sim) observeCluster() {
 				if old == nil {
 					old = podAPIObject(p)
 				}
+				if s.generic != nil {
+					s.toGeneric(kindPod, old, nil)
+				}
 				s.hostChanged(ki, old, nil)
 				return
 			}
 			cur := podAPIObject(p)
 			last[p] = cur
+			if s.generic != nil {
+				s.toGeneric(kindPod, old, cur)
+			}
 			s.hostChanged(ki, orNil(old), cur)
 		}
 	}
@@ -285,3 +326,73 @@ func (s *Sim) observeCluster() {
 // APIReader reads the run's API server: the stored objects of every kind
 // (for tests and invariants, during the run or after it).
 func (s *Sim) APIReader() Reader { return &simClient{s: s, direct: true} }
+
+// toDeploymentController is the Deployment controller's informer
+// handler for a change of the built-in kind k: on the fast path, the key
+// of the Deployment (key) is queued; with the generic built-in, the
+// change goes to its watches.
+func (s *Sim) toDeploymentController(k builtinKind, old, cur Object, key string) {
+	if s.generic != nil {
+		s.toGeneric(k, old, cur)
+		return
+	}
+	s.notifyDeployment(key)
+}
+
+// toGeneric hands a change of the built-in kind k to the watches of the
+// generic built-in Deployment controller, where the fast path notifies
+// it; with an informer delay its view's deliveries do (changed).
+func (s *Sim) toGeneric(k builtinKind, old, cur Object) {
+	if s.delayed() {
+		return
+	}
+	s.dispatchTo(s.generic, s.kinds.builtin[k], orNil(old), orNil(cur))
+}
+
+// dispatchTo queues the keys the watches of h on ki map a change to.
+func (s *Sim) dispatchTo(h *hosted, ki *kindInfo, old, cur Object) {
+	ch := Change{Old: old, New: cur}
+	for _, w := range ki.watchers {
+		if w.h != h {
+			continue
+		}
+		for _, r := range w.requests(ch) {
+			s.notify(queueKey{Ctrl: h.num, Name: r.Namespace + "/" + r.Name})
+		}
+	}
+}
+
+// tick runs the pending tick of the hosted controller of number n, due at
+// at (a tick superseded by an earlier one does nothing).
+func (s *Sim) tick(n uint32, at time.Duration) {
+	h := s.host.ctrls[n]
+	t, ok := h.ctrl.(Ticker)
+	if !ok || h.tickAt != at {
+		return
+	}
+	h.tickAt = -1
+	s.writer = h.name
+	defer func() {
+		s.writer = ""
+		if v := recover(); v != nil {
+			s.failed = fmt.Errorf("t=%s: controller %s panicked in its tick: %w", s.now, h.name, &panicError{value: v, stack: debug.Stack()})
+		}
+	}()
+	t.Tick(&h.ctx)
+}
+
+// kindOfBuiltin returns the kind of obj, one of the built-in kinds.
+func (s *Sim) kindOfBuiltin(obj runtime.Object) *kindInfo {
+	switch obj.(type) {
+	case *appsv1.Deployment:
+		return s.kinds.builtin[kindDeployment]
+	case *corev1.ConfigMap:
+		return s.kinds.builtin[kindConfigMap]
+	case *corev1.Secret:
+		return s.kinds.builtin[kindSecret]
+	case *appsv1.ReplicaSet:
+		return s.kinds.builtin[kindReplicaSet]
+	}
+	ki, _ := s.kinds.of(obj)
+	return ki
+}

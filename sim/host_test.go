@@ -337,6 +337,18 @@ func TestClientSemantics(t *testing.T) {
 			if err := ctx.Client().Create(pod); !apierrors.IsMethodNotSupported(err) || !strings.Contains(err.Error(), "not modelled") {
 				return fmt.Errorf("create pod: %v", err)
 			}
+			huge := int32(2_000_000)
+			labels := map[string]string{"a": "b"}
+			rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "huge"}, Spec: appsv1.ReplicaSetSpec{Replicas: &huge,
+				Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}}}}}
+			if err := ctx.Client().Create(rs); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "sim.MaxReplicas") {
+				return fmt.Errorf("a replica set beyond the simulator's limit: %v", err)
+			}
+			rs.Spec.Replicas, rs.Spec.Selector = nil, nil
+			if err := ctx.Client().Create(rs); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.selector: Required value") {
+				return fmt.Errorf("a replica set without a selector: %v", err)
+			}
 			if err := ctx.Client().Create(&Replicated{ObjectMeta: metav1.ObjectMeta{Name: "web"}}); !apierrors.IsAlreadyExists(err) {
 				return fmt.Errorf("create existing: %v", err)
 			}

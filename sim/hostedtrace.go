@@ -25,10 +25,10 @@ type ObjectRow struct {
 	// Deployment or custom object controls.
 	Kind string `json:"kind,omitempty"`
 	Name string `json:"name,omitempty"`
-	// Generation and ObservedGeneration (status.observedGeneration, when
-	// the status has one).
-	Generation         int64 `json:"generation,omitempty"`
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Generation and ObservedGeneration (status.observedGeneration; nil
+	// when the status has none).
+	Generation         int64  `json:"generation,omitempty"`
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
 	// Status is the object's status in one line ([StatusDescriber], or its
 	// fields as key=value).
 	Status string `json:"status,omitempty"`
@@ -113,16 +113,16 @@ func rowName(o metav1.Object) string {
 }
 
 // describeObjectStatus returns o's status in one line and its
-// status.observedGeneration (0 without one).
-func describeObjectStatus(o Object) (string, int64) {
+// status.observedGeneration (nil without one).
+func describeObjectStatus(o Object) (string, *int64) {
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 	if err != nil {
-		return "", 0
+		return "", nil
 	}
 	status, _ := u["status"].(map[string]any)
-	var observed int64
+	var observed *int64
 	if v, ok := status["observedGeneration"].(int64); ok {
-		observed = v
+		observed = &v
 	}
 	if d, ok := o.(StatusDescriber); ok {
 		return clip(d.DescribeStatus()), observed
@@ -163,7 +163,11 @@ func describeObjects(rows []ObjectRow) string {
 		if r.Kind == "" {
 			b.WriteString("  replica sets without a controller\n")
 		} else {
-			fmt.Fprintf(&b, "  %s %s gen %d/%d", strings.ToLower(r.Kind), r.Name, r.ObservedGeneration, r.Generation)
+			if r.ObservedGeneration != nil {
+				fmt.Fprintf(&b, "  %s %s gen %d/%d", strings.ToLower(r.Kind), r.Name, *r.ObservedGeneration, r.Generation)
+			} else {
+				fmt.Fprintf(&b, "  %s %s gen %d", strings.ToLower(r.Kind), r.Name, r.Generation)
+			}
 			if r.Deleting {
 				b.WriteString(" deleting")
 			}

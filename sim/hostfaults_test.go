@@ -2,8 +2,10 @@ package sim_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deploymath/deploymath/sim"
 	appsv1 "k8s.io/api/apps/v1"
@@ -194,5 +196,35 @@ func TestPodStepWithoutDeployment(t *testing.T) {
 	_, res := runReplicated(t, strings.Split(src, "- at: 21s")[0], sim.Options{Scheme: testScheme(t), Controllers: []sim.Controller{&replicator{}}})
 	if !strings.Contains(res.Text(), "step 1: delete pod web-") {
 		t.Errorf("no pod deleted:\n%s", res.Text())
+	}
+}
+
+// ticker asks for a tick every 10 s from its first reconcile, and once
+// more at 12 s (an earlier tick pending stands), recording the instants.
+type ticker struct {
+	ticks []time.Duration
+}
+
+func (*ticker) Name() string         { return "ticker" }
+func (*ticker) Watches() []sim.Watch { return []sim.Watch{sim.For(&Replicated{})} }
+func (c *ticker) Reconcile(ctx *sim.Context, req sim.Request) (sim.ReconcileResult, error) {
+	ctx.TickAt(ctx.Now().Add(10 * time.Second))
+	ctx.TickAt(ctx.Now().Add(12 * time.Second)) // later than the pending one: ignored
+	return sim.ReconcileResult{}, nil
+}
+func (c *ticker) Tick(ctx *sim.Context) {
+	c.ticks = append(c.ticks, ctx.Now().Sub(sim.Epoch))
+	if len(c.ticks) < 3 {
+		ctx.TickAt(ctx.Now().Add(10 * time.Second))
+	}
+}
+
+// A Ticker's ticks come at the times it asks for, one pending at a time.
+func TestTicker(t *testing.T) {
+	c := &ticker{}
+	runReplicated(t, replicatedScenario, sim.Options{Scheme: testScheme(t), Controllers: []sim.Controller{c}})
+	want := []time.Duration{10 * time.Second, 20 * time.Second, 30 * time.Second}
+	if !slices.Equal(c.ticks, want) {
+		t.Errorf("ticks at %v, want %v", c.ticks, want)
 	}
 }

@@ -52,7 +52,7 @@ func (s *Sim) delayed() bool { return s.sc.Cluster.InformerDelay > 0 }
 // shallow: the store replaces, never writes through, a stored object's
 // pointer, map and slice fields (see store).
 func (s *Sim) informDeployment(key string, d *appsv1.Deployment) {
-	if !s.delayed() {
+	if !s.delayed() || s.generic != nil {
 		return
 	}
 	c := *d
@@ -62,7 +62,7 @@ func (s *Sim) informDeployment(key string, d *appsv1.Deployment) {
 // informDeploymentGone sends the deletion of the Deployment of key
 // towards the cache.
 func (s *Sim) informDeploymentGone(key string) {
-	if !s.delayed() {
+	if !s.delayed() || s.generic != nil {
 		return
 	}
 	s.send(delivery{key: key, gone: true, depGone: true})
@@ -71,7 +71,7 @@ func (s *Sim) informDeploymentGone(key string) {
 // informReplicaSet sends rs's new version (or its deletion) towards the
 // cache.
 func (s *Sim) informReplicaSet(rs *appsv1.ReplicaSet, gone bool) {
-	if !s.delayed() {
+	if !s.delayed() || s.generic != nil {
 		return
 	}
 	c := *rs
@@ -105,10 +105,12 @@ func (s *Sim) deliver() {
 	case d.gone:
 		old := c.rss[d.key]
 		delete(c.rss, d.key)
+		s.touchOwners(old, nil)
 		s.notifyOwners(old, nil)
 	default:
 		old := c.rss[d.key]
 		c.rss[d.key] = d.rs
+		s.touchOwners(old, d.rs)
 		s.notifyOwners(old, d.rs)
 	}
 }

@@ -84,7 +84,17 @@ func (s *Sim) deliverToView() {
 	} else {
 		m[key] = d.cur
 	}
+	s.viewDelivering = true
 	s.changed(d.ki, old, d.cur)
+	s.viewDelivering = false
+}
+
+// deliveringToGeneric says the generic built-in Deployment controller's
+// watches take a change of ki now: when its view delivers a change of a
+// Deployment or a ReplicaSet (what the engine's own controller's cache
+// delivers; pods reach it undelayed).
+func (s *Sim) deliveringToGeneric(ki *kindInfo) bool {
+	return s.viewDelivering && (ki.builtin == kindDeployment || ki.builtin == kindReplicaSet)
 }
 
 // get returns the view's object of kind ki under key, or nil.

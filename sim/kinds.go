@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -20,6 +21,12 @@ import (
 // a store of its own, and the kinds of its users' controllers, registered
 // as Go types with [Options].Scheme and stored by the API server as
 // custom resources are (a generic store per kind).
+
+// ErrUnregisteredKind is the error of an object (or a watch) of a kind
+// the run's scheme ([Options].Scheme) does not have: a custom kind whose
+// controller is not hosted. deploymath's command runs the built-in
+// controllers only, so it refuses such objects.
+var ErrUnregisteredKind = errors.New("not registered")
 
 // builtinKind names the kinds the simulator models itself.
 type builtinKind uint8
@@ -124,7 +131,7 @@ func (k *kinds) byKind(gvk schema.GroupVersionKind) (*kindInfo, error) {
 		return ki, nil
 	}
 	if !k.scheme.Recognizes(gvk) {
-		return nil, fmt.Errorf("apiVersion %q kind %q: not registered: add its Go type to Options.Scheme", gvk.GroupVersion(), gvk.Kind)
+		return nil, fmt.Errorf("apiVersion %q kind %q: %w: add its Go type to Options.Scheme", gvk.GroupVersion(), gvk.Kind, ErrUnregisteredKind)
 	}
 	proto, err := k.scheme.New(gvk)
 	if err != nil {

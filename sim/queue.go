@@ -21,6 +21,7 @@ const (
 	evUntil                        // end of the run
 	evInform                       // a write reaches the Deployment controller's cache (cluster.informerDelay)
 	evHostInform                   // a change reaches the hosted controllers' view (cluster.informerDelay)
+	evHostTick                     // a hosted controller's tick (Ticker)
 )
 
 // event is one entry of the event queue (its time is the queue's). Only

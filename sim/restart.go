@@ -85,6 +85,10 @@ func (s *Sim) observeRestart(obj runtime.Object) {
 	if r == nil {
 		return
 	}
+	if h := s.genericRestart; h != nil {
+		s.dispatchTo(h, s.kindOfBuiltin(obj), nil, obj.(Object))
+		return
+	}
 	if err := r.eng.Observe(obj, s.wall()); err != nil {
 		s.note("restart controller: %v", err)
 	}
@@ -94,6 +98,10 @@ func (s *Sim) observeRestart(obj runtime.Object) {
 // forgetRestart feeds a store delete to the restart controller.
 func (s *Sim) forgetRestart(obj runtime.Object) {
 	if s.restart == nil {
+		return
+	}
+	if h := s.genericRestart; h != nil {
+		s.dispatchTo(h, s.kindOfBuiltin(obj), obj.(Object), nil)
 		return
 	}
 	if err := s.restart.eng.Forget(obj); err != nil {

@@ -12,59 +12,7 @@ import (
 	"github.com/deploymath/deploymath/sim/internal/correlator"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
-
-// Options tune one run. The zero value runs the scenario as written.
-type Options struct {
-	// Seed, when non-nil, replaces the scenario's seed.
-	Seed *uint64
-	// Until, when positive, replaces the scenario's time limit.
-	Until time.Duration
-	// Plan is passed to [rollout.PlanWith] on every sync, with Quiet set
-	// unless Explain is (the explanations cost time and only Explain reads
-	// them).
-	Plan rollout.Options
-	// Explain plans with explanations and records, in each frame, every
-	// sync of the Deployment controller that wrote something, with each
-	// write's reason in numbers, and every sync that wrote nothing while
-	// its Deployment's rollout was incomplete, with the plan's notes on
-	// why nothing moved ([Frame].Syncs). An instant whose only news is a
-	// sync that wrote nothing (a retry, a timed requeue) adds no frame.
-	// Off by default: a run with it plans more slowly.
-	Explain bool
-	// NoTrace skips building the trace (frames); the summary is still
-	// computed. Benchmarks use it.
-	NoTrace bool
-	// Check runs the invariants (see [Invariants]) after every write of the
-	// Deployment controller and at the end of the run.
-	Check bool
-	// FullStops makes the text trace ([Result.Text], [DescribeTrace]) show
-	// each sync that ended early with the planner's full explanation
-	// ("# sync web stopped: ..."), instead of one line saying what kind of
-	// requeue it was ([DescribeStop]). The JSON has the full text either
-	// way ([Frame].Stops).
-	FullStops bool
-	// Writes records every accepted write of a Deployment or a ReplicaSet
-	// (create, update, status, delete) with the object's size and status
-	// after it, in [Result].Writes and the JSON's "writes": the states a
-	// watch sees, including those that last no simulated time.
-	Writes bool
-	// Controllers are run beside the built-in controllers (see
-	// [Controller]): each gets its work-queue keys from its watches and
-	// reads and writes the simulated cluster through its [Context]. A
-	// scenario with cluster.deploymentController: false runs them without
-	// the built-in Deployment controller.
-	Controllers []Controller
-	// Scheme holds the Go types of the kinds of the controllers and of the
-	// scenario's objects beyond the built-in ones (nil: the built-in
-	// kinds only). apps/v1 and core/v1 are added to it.
-	Scheme *runtime.Scheme
-	// Invariants are checked after each write of a hosted controller and
-	// at the end of every instant (see [Invariant]); their violations are
-	// in [Result].Violations.
-	Invariants []Invariant
-}
 
 // Result is the outcome of a run.
 type Result struct {
@@ -141,6 +89,7 @@ type Sim struct {
 	lastStepAt        time.Duration
 	stepsLeft         int
 	instant           uint64 // number of the current instant (for wqItem.syncs)
+	progressAt        int    // stats.Events at the last Options.Progress call
 
 	cur       *Frame // frame being built for the current instant
 	trace     Trace
@@ -196,6 +145,15 @@ type Sim struct {
 	userInv *userChecks
 	// noDeploymentController: cluster.deploymentController is false.
 	noDeploymentController bool
+	// generic is the built-in Deployment controller as a hosted
+	// controller (Options.genericBuiltins), nil on the fast path;
+	// viewDelivering says the hosted view is delivering a change.
+	generic        *hosted
+	viewDelivering bool
+	// genericRestart is the built-in restart controller as a hosted
+	// controller (Options.genericBuiltins with cluster.restart), nil on
+	// the fast path.
+	genericRestart *hosted
 }
 
 // New prepares a run of sc. The scenario is not modified. A scenario built
@@ -268,6 +226,7 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	if s.custom, err = s.decodeCustom(); err != nil {
 		return nil, err
 	}
+	s.noDeploymentController = sc.Cluster.DeploymentController != nil && !*sc.Cluster.DeploymentController
 	if err := s.addControllers(o.Controllers); err != nil {
 		return nil, err
 	}
@@ -277,7 +236,6 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	if s.userInv, err = newUserChecks(o.Invariants); err != nil {
 		return nil, err
 	}
-	s.noDeploymentController = sc.Cluster.DeploymentController != nil && !*sc.Cluster.DeploymentController
 	s.met.init()
 	return s, nil
 }
@@ -408,7 +366,7 @@ func (s *Sim) handle(e event) {
 		}
 		switch it.Key.Ctrl {
 		case ctrlDeployment:
-			if !s.noDeploymentController {
+			if !s.noDeploymentController && s.generic == nil {
 				s.syncDeployment(it)
 			}
 		case ctrlReplicaSet:
@@ -422,6 +380,8 @@ func (s *Sim) handle(e event) {
 		s.deliver()
 	case evHostInform:
 		s.deliverToView()
+	case evHostTick:
+		s.tick(e.n, s.now)
 	case evRestartTick:
 		s.restartTick(s.now)
 	case evTimer:
@@ -546,6 +506,10 @@ func (s *Sim) endInstant() bool {
 		}
 	}
 	s.cur = nil
+	if s.opts.Progress != nil && s.stats.Events-s.progressAt >= ProgressEvery {
+		s.progressAt = s.stats.Events
+		s.opts.Progress(Progress{Now: s.now, Until: s.until, Events: s.stats.Events, Pods: s.c.PodCount()})
+	}
 	return stop
 }
 

@@ -295,7 +295,7 @@ steps:
 	for _, want := range []string{
 		`step 1: rollout undo web: no rollout history found for deployment "web"`,
 		"step 2: rollout undo web: skipped rollback (current template already matches revision 1)",
-		"step 5: rollout undo web: you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume deployment/web' and try again",
+		"step 5: rollout undo web: you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("trace lacks %q:\n%s", want, text)

@@ -357,7 +357,11 @@ func (s *Sim) loadState(st *State) {
 		it.X.Dep = d
 		s.st.AddDeploymentKey(key)
 		s.seedCache(key, d, nil)
-		s.notifyItem(it) // also with an informer delay: the first list
+		if s.generic != nil {
+			s.dispatchTo(s.generic, s.kinds.builtin[kindDeployment], nil, d)
+		} else {
+			s.notifyItem(it) // also with an informer delay: the first list
+		}
 		s.met.touch(it)
 		s.observeRestart(d)
 	}
@@ -459,7 +463,7 @@ func orNone(s string) string {
 // seedCache puts an object of the state into the Deployment controller's
 // informer cache at once (its first list), with cluster.informerDelay.
 func (s *Sim) seedCache(key string, d *appsv1.Deployment, rs *appsv1.ReplicaSet) {
-	if !s.delayed() {
+	if !s.delayed() || s.generic != nil {
 		return
 	}
 	if s.cache == nil {

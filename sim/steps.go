@@ -116,6 +116,13 @@ func (s *Sim) load() error {
 	if s.sc.objState != nil {
 		s.loadState(s.sc.objState)
 	}
+	if err := s.loadCustom(s.custom); err != nil {
+		return err
+	}
+	// what was stored as it is, the hosted controllers' informers list
+	// when they start; what follows is created while they run
+	s.loading = false
+	s.startHosted()
 	for _, cm := range s.sc.configMaps {
 		cm = cm.DeepCopy()
 		cm.UID, cm.ResourceVersion, cm.CreationTimestamp = s.st.NextUID(), s.st.NextRV(), s.stamp()
@@ -140,11 +147,6 @@ func (s *Sim) load() error {
 		}
 		s.note("create deployment %s (%s)", d.Name, describeTemplate(dd))
 	}
-	if err := s.loadCustom(s.custom); err != nil {
-		return err
-	}
-	s.loading = false
-	s.startHosted()
 	s.stepsLeft = len(s.sc.Steps)
 	for i, st := range s.sc.Steps {
 		s.q.push(time.Duration(st.At), event{kind: evStep, n: uint32(i)})

@@ -120,7 +120,12 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 // controller queues the ReplicaSet, the Deployment controller queues the
 // owning Deployment(s), or for an orphan every Deployment selecting it.
 func (s *Sim) rsChanged(old, cur *appsv1.ReplicaSet) {
-	s.notifyOwners(old, cur)
+	s.touchOwners(old, cur)
+	if s.generic != nil {
+		s.toGeneric(kindReplicaSet, nilIfNone(old), nilIfNone(cur))
+	} else {
+		s.notifyOwners(old, cur)
+	}
 	if cur != nil {
 		if st := s.st.ReplicaSets[s.st.Key(cur.Namespace, cur.Name)]; st != nil {
 			s.notifyItem(st.Item)
@@ -143,7 +148,6 @@ func (s *Sim) notifyOwners(old, cur *appsv1.ReplicaSet) {
 		if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
 			if ref.Kind == "Deployment" {
 				key := s.st.Key(rs.Namespace, ref.Name)
-				s.met.touch(s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: key}))
 				if d := s.st.Deployments[key]; d != nil && d.UID == ref.UID && !slices.Contains(seen, key) {
 					seen = append(seen, key)
 					s.notifyDeployment(key)
@@ -161,6 +165,19 @@ func (s *Sim) notifyOwners(old, cur *appsv1.ReplicaSet) {
 	}
 }
 
+// touchOwners marks, for the summary's metrics, the Deployments that
+// control old or cur as touched.
+func (s *Sim) touchOwners(old, cur *appsv1.ReplicaSet) {
+	for _, rs := range [2]*appsv1.ReplicaSet{old, cur} {
+		if rs == nil {
+			continue
+		}
+		if ref := metav1.GetControllerOfNoCopy(rs); ref != nil && ref.Kind == "Deployment" {
+			s.met.touch(s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: s.st.Key(rs.Namespace, ref.Name)}))
+		}
+	}
+}
+
 // rsStatusChanged is rsChanged(nil, rs) for a write of rs, whose record
 // st is current (syncRSState): the controller's UID, the owning
 // Deployment's key and work-queue item come from st instead of the owner
@@ -171,7 +188,9 @@ func (s *Sim) rsStatusChanged(rs *appsv1.ReplicaSet, st *cluster.ReplicaSet) {
 		return
 	}
 	s.met.touch(st.OwnerItem)
-	if d := st.OwnerItem.X.Dep; d != nil && string(d.UID) == st.Owner && !s.quietForController() {
+	if s.generic != nil {
+		s.toGeneric(kindReplicaSet, rs, rs)
+	} else if d := st.OwnerItem.X.Dep; d != nil && string(d.UID) == st.Owner && !s.quietForController() {
 		s.notifyItem(st.OwnerItem)
 	}
 	s.notifyItem(st.Item)
@@ -202,7 +221,7 @@ func (s *Sim) createDeployment(d *appsv1.Deployment) error {
 	s.maxSpecReplicas = max(s.maxSpecReplicas, replicas(d))
 	s.logDeploymentWrite("create", d)
 	s.informDeployment(key, d)
-	s.notifyDeployment(key)
+	s.toDeploymentController(kindDeployment, nil, d, key)
 	s.met.touch(it)
 	s.observeRestart(d)
 	if s.checks != nil {
@@ -231,7 +250,7 @@ func (s *Sim) writeDeploymentSpec(old, d *appsv1.Deployment) {
 	}
 	s.logDeploymentWrite("update", d)
 	s.informDeployment(key, d)
-	s.notifyDeployment(key)
+	s.toDeploymentController(kindDeployment, old, d, key)
 	s.met.touch(it)
 	s.observeRestart(d)
 	if s.hostObserves(kindDeployment) {
@@ -286,7 +305,10 @@ func (s *Sim) updateDeploymentStatus(obj *appsv1.Deployment) error {
 	s.st.WriteDeploymentStatus(old, obj, s.storeConditions(it, old, old.Status.Conditions, obj.Status.Conditions))
 	s.logDeploymentWrite("status", old)
 	s.informDeployment(key, old)
-	if !s.quietForController() {
+	switch {
+	case s.generic != nil:
+		s.toGeneric(kindDeployment, old, old)
+	case !s.quietForController():
 		s.notifyItem(it)
 	}
 	s.met.touch(it)

@@ -153,7 +153,7 @@ func (c Rollout) rollOut(now time.Time, out *Outcome, seen func(rollout.ReplicaS
 
 	// 2. Grow the canary within replicas + maxSurge, up to the target.
 	if canary.Replicas < target {
-		s, err := rollout.NewRSNewReplicas(p, all, canary)
+		s, err := rollout.NewRSNewReplicas(p, all, 1)
 		if err != nil {
 			return err
 		}
@@ -169,7 +169,7 @@ func (c Rollout) rollOut(now time.Time, out *Outcome, seen func(rollout.ReplicaS
 		all = []rollout.ReplicaSet{stable, canary}
 	}
 	if stable.Replicas > stableTarget {
-		b, err := rollout.MaxScaledDown(p, all, canary)
+		b, err := rollout.MaxScaledDown(p, all, 1)
 		if err != nil {
 			return err
 		}
@@ -283,7 +283,7 @@ func (c Rollout) status(now time.Time, out *Outcome) error {
 	}
 	out.Status = s
 	if cond := progressing(s.Conditions); cond != nil && len(out.Scale) == 0 {
-		out.Requeue = rollout.RequeueAfter(p, complete, cond, cond.LastUpdateTime.Time, now)
+		out.Requeue = rollout.RequeueAfter(p, complete, cond, now)
 	}
 	return nil
 }

@@ -39,7 +39,7 @@ func rollingSync(p rollout.Params, all []rollout.ReplicaSet, newRS int) ([]int32
 		sizes[newRS] = p.Replicas
 		return sizes, nil
 	case n.Replicas < p.Replicas:
-		s, err := rollout.NewRSNewReplicas(p, all, n)
+		s, err := rollout.NewRSNewReplicas(p, all, newRS)
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +60,7 @@ func rollingSync(p rollout.Params, all []rollout.ReplicaSet, newRS int) ([]int32
 	if len(old) == 0 {
 		return sizes, nil
 	}
-	b, err := rollout.MaxScaledDown(p, all, n)
+	b, err := rollout.MaxScaledDown(p, all, newRS)
 	if err != nil {
 		return nil, err
 	}

@@ -16,8 +16,12 @@ import (
 
 // DeploymentGenerationBumps reports whether writing cur over old bumps the
 // Deployment's generation: the apps registry bumps it when the spec or the
-// annotations change (annotations are copied to ReplicaSets).
+// annotations change (annotations are copied to ReplicaSets). A nil and a
+// non-nil Deployment differ; two nils do not.
 func DeploymentGenerationBumps(old, cur *appsv1.Deployment) bool {
+	if old == nil || cur == nil {
+		return old != cur
+	}
 	return !equality.Semantic.DeepEqual(&old.Spec, &cur.Spec) || !equality.Semantic.DeepEqual(old.Annotations, cur.Annotations)
 }
 
@@ -26,8 +30,12 @@ func DeploymentGenerationBumps(old, cur *appsv1.Deployment) bool {
 // Deployment controller's writes (a new size, annotations) leave the
 // selector and the template the very same memory; then the sizes and
 // minReadySeconds decide, without reflection (the same answer, since equal
-// memory is equal). Anything else is compared semantically.
+// memory is equal). Anything else is compared semantically. A nil and a
+// non-nil spec differ; two nils do not.
 func ReplicaSetGenerationBumps(old, cur *appsv1.ReplicaSetSpec) bool {
+	if old == nil || cur == nil {
+		return old != cur
+	}
 	if old.Selector == cur.Selector && sameTemplateMemory(&old.Template, &cur.Template) {
 		return old.MinReadySeconds != cur.MinReadySeconds || !int32PtrEqual(old.Replicas, cur.Replicas)
 	}

@@ -21,19 +21,49 @@ func Deployment(d *appsv1.Deployment) *appsv1.Deployment {
 	out := d.DeepCopy()
 	deploymentSpec(&out.Spec)
 	podSpec(&out.Spec.Template.Spec)
+	out.Spec.Template = Stored(&out.Spec.Template)
 	return out
 }
 
 // PodTemplate returns a copy of t with the defaults a v1.37 API server
 // applies to the pod template of a Deployment (the package documentation
-// lists them). Fields already set are kept. t is not modified; a nil t gives
-// nil.
+// lists them), in the form the server stores it (see [Stored]). Fields
+// already set are kept. t is not modified; a nil t gives nil.
 func PodTemplate(t *corev1.PodTemplateSpec) *corev1.PodTemplateSpec {
 	if t == nil {
 		return nil
 	}
 	out := t.DeepCopy()
 	podSpec(&out.Spec)
+	st := Stored(out)
+	return &st
+}
+
+// Stored returns t as an API server stores it and a controller reads it
+// back: encoded the way the server encodes objects for etcd (protobuf,
+// with k8s.io/api's own generated code) and decoded again. That is the
+// form whose pod-template-hash names a cluster's ReplicaSets (the
+// controller hashes the Go value it decoded): every resource quantity is
+// in the form parsing its canonical string gives ("0.5" and "500m" both
+// become 500m as parsed from "500m"; "0.5Gi" becomes 512Mi; "1.0" becomes
+// 1), and empty maps and lists are nil. Defaults come first (see
+// [PodTemplate]); Stored changes no value, only its Go form. t is not
+// modified; the result shares nothing with it. A nil t gives the zero
+// template.
+func Stored(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
+	if t == nil {
+		return corev1.PodTemplateSpec{}
+	}
+	b, err := t.Marshal()
+	if err != nil {
+		// The generated encoder fails on nothing it is given; a copy is
+		// the closest form.
+		return *t.DeepCopy()
+	}
+	var out corev1.PodTemplateSpec
+	if err := out.Unmarshal(b); err != nil {
+		return *t.DeepCopy()
+	}
 	return out
 }
 

@@ -62,24 +62,34 @@
 // engines) change Pods, not Deployments, or are the cluster's own: they are
 // not API-server defaults and are not modelled.
 //
-// # Quantities finer than a milli
+// # Quantities and the stored form
 //
-// The server rounds resource quantities up to a multiple of 1m, and so does
-// this package, leaving the rounded
-// [k8s.io/apimachinery/pkg/api/resource.Quantity] in the Go form the
-// server's defaulter leaves it in (the differential test requires the same
-// value and the same hash). A controller reads the stored object back
-// instead, parsed from its serialization, and for a quantity that was
-// actually rounded ("250u" becomes 1m, "1.0001" becomes 1001m) that parsed
-// form differs from the rounded one inside the Quantity, and so does the
-// pod-template-hash. A template with such a quantity can therefore get
-// another ReplicaSet name here than on a cluster; quantities of 1m or
-// coarser (every usual manifest) are not rounded and hash the same.
+// The hash covers the Go value's internals, and the controller hashes the
+// template it decoded from the server, not the one the server decoded from
+// the request: the server writes every quantity as its canonical string
+// (or the spelling ParseQuantity kept, which String returns as written) and
+// reads that back. So "0.5" and "500m" are stored alike (as parsed from
+// "500m"), "1.0" as "1", "0.5Gi" as "512Mi", a sub-milli "250u" rounded up
+// to "1m", and an empty map or list becomes nil. [Deployment] and
+// [PodTemplate] therefore end with [Stored]: the template is encoded the
+// way the server encodes objects for storage (protobuf, with k8s.io/api's
+// generated code) and decoded again, which gives the stored form by
+// construction, whatever the spelling. A manifest defaulted here hashes as
+// on a cluster; a template built or edited in Go can be brought to the
+// stored form with Stored alone. A quantity keeps its format: "1e9"
+// (decimal exponent) and "1G" (decimal SI) are one value stored two ways,
+// with two hashes, on a cluster as here.
 //
 // # Verification
 //
 // The module rollout/differential compares [Deployment] with the real
-// v1.37.1 defaulters on random Deployments (every field equal, and the same
-// pod-template-hash), and testdata/defaulting/vectors.json holds raw and
-// defaulted templates with their hashes, checked against both.
+// v1.37.1 defaulters followed by the real storage round trip (conversion
+// to the internal version, the apiserver's protobuf storage codec, and
+// back) on random Deployments with quantities of every spelling: every
+// field equal, and the same pod-template-hash.
+// testdata/defaulting/vectors.json holds raw templates (as written) and
+// defaulted ones with their hashes, checked against both, on every
+// reading path of the simulator, and on a real v1.37.1 API server and
+// controller (sim/controlplane), which names each ReplicaSet with that
+// hash.
 package defaulting

@@ -51,25 +51,20 @@ func TestPodOnlyDefaultsNotApplied(t *testing.T) {
 	}
 }
 
-// TestRoundedQuantityHash pins the package doc's "Quantities finer than a
-// milli": a quantity the server rounds up ("250u" to 1m) hashes here in its
-// in-memory form, which differs from the form a controller parses back
-// from storage; a quantity of 1m or coarser hashes the same either way.
-func TestRoundedQuantityHash(t *testing.T) {
-	for _, tc := range []struct {
-		cpu      string
-		sameHash bool
-	}{
-		{"250m", true},
-		{"1", true},
-		{"250u", false},
-		{"1.0001", false},
-	} {
+// TestQuantitiesHashAsReadBack pins the package doc's "Quantities and the
+// stored form": whatever the spelling of a quantity, the template
+// PodTemplate returns hashes as the one a controller reads back from
+// storage (here through JSON, another path to the same parsed form), and
+// spellings of one value and format that the server stores alike hash
+// alike. The spellings include the twelve checked on a real v1.37.1
+// control plane ("0.5", "500m", "1.0", "1", "1000m", "0.1", "100m",
+// "250u", "0.5Gi", "512Mi", "2048Ki", "2Mi"), exponents, and sub-milli
+// values (rounded up).
+func TestQuantitiesHashAsReadBack(t *testing.T) {
+	hashOf := func(name corev1.ResourceName, v string) (string, string) {
 		in := &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
 			Name: "app", Image: "app:1",
-			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-				corev1.ResourceCPU: resource.MustParse(tc.cpu),
-			}},
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{name: resource.MustParse(v)}},
 		}}}}
 		stored := defaulting.PodTemplate(in)
 		raw, err := json.Marshal(stored)
@@ -80,14 +75,47 @@ func TestRoundedQuantityHash(t *testing.T) {
 		if err := json.Unmarshal(raw, &readBack); err != nil {
 			t.Fatal(err)
 		}
-		q := stored.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU]
-		back := readBack.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU]
-		if q.Cmp(back) != 0 {
-			t.Errorf("cpu %s: stored %s, read back %s: the value must survive storage", tc.cpu, q.String(), back.String())
-		}
-		here, there := hashing.PodTemplateHash(stored, nil), hashing.PodTemplateHash(&readBack, nil)
-		if (here == there) != tc.sameHash {
-			t.Errorf("cpu %s: hash here %s, as read back %s; want equal = %v", tc.cpu, here, there, tc.sameHash)
+		return hashing.PodTemplateHash(stored, nil), hashing.PodTemplateHash(&readBack, nil)
+	}
+	for _, tc := range []struct {
+		name      corev1.ResourceName
+		spellings []string // one value, spelled many ways
+	}{
+		// A quantity keeps its format (decimal SI, binary SI, decimal
+		// exponent) through storage, so the spellings of one value hash
+		// alike within a format.
+		{corev1.ResourceCPU, []string{"500m", "0.5", "0.50", ".5", "500000u", "500000000n"}},
+		{corev1.ResourceCPU, []string{"1", "1.0", "1000m", "1000000u", "0.001k"}},
+		{corev1.ResourceCPU, []string{"100m", "0.1", "100000u"}},
+		{corev1.ResourceCPU, []string{"1m", "250u", "1u", "0.0001", "1n"}}, // rounded up to 1m
+		{corev1.ResourceCPU, []string{"1001m", "1.0001", "1.00001"}},       // rounded up to 1001m
+		{corev1.ResourceCPU, []string{"5e-1", "500e-3", "0.5e0", "50E-2"}},
+		{corev1.ResourceCPU, []string{"1e0"}},
+		// The server keeps a spelling ParseQuantity caches as it was
+		// written (String returns it): each is a value of its own here.
+		{corev1.ResourceCPU, []string{"1E0"}},
+		{corev1.ResourceCPU, []string{"1000e-3"}},
+		{corev1.ResourceCPU, []string{"1e-3", "1e-7", "25e-5"}}, // rounded up to 1e-3
+		{corev1.ResourceMemory, []string{"512Mi", "0.5Gi", "524288Ki"}},
+		{corev1.ResourceMemory, []string{"2Mi", "2048Ki", "0.001953125Gi"}},
+		{corev1.ResourceMemory, []string{"536870912", "536870912.0"}},
+		{corev1.ResourceMemory, []string{"536870.912k"}},
+		{corev1.ResourceMemory, []string{"1G", "1000M", "1000000k"}},
+		{corev1.ResourceMemory, []string{"1e9", "1000e6"}},
+		{corev1.ResourceMemory, []string{"1E9"}},
+		{corev1.ResourceMemory, []string{"0", "0m", "0.0", "0k"}},
+	} {
+		var first string
+		for _, v := range tc.spellings {
+			here, there := hashOf(tc.name, v)
+			if here != there {
+				t.Errorf("%s %s: hash %s, as read back from storage %s", tc.name, v, here, there)
+			}
+			if first == "" {
+				first = here
+			} else if here != first {
+				t.Errorf("%s %s: hash %s, %s %s hashes %s: one value, two hashes", tc.name, v, here, tc.name, tc.spellings[0], first)
+			}
 		}
 	}
 }

@@ -32,9 +32,10 @@ type vector struct {
 }
 
 const vectorsComment = "API-server defaulting vectors (deploymath/rollout/defaulting), Kubernetes v1.37. " +
-	"raw is a Deployment's spec.template as written; defaulted is that template after the defaults a v1.37 " +
+	"raw is a Deployment's spec.template as written (quantities spelled as written); defaulted is that template after the defaults a v1.37 " +
 	"API server applies to an apps/v1 Deployment (k8s.io/api v0.37.2 types, encoding/json); hash is the " +
-	"pod-template-hash (no collision count) of the defaulted Go value, as the controller computes it. " +
+	"pod-template-hash (no collision count) of the template as the server stores it and a controller reads it back, " +
+	"which is what the controller hashes. " +
 	"Regenerate with go test ./rollout/defaulting -update."
 
 // rawTemplates are the vectors' inputs, as JSON. The first is the pod
@@ -84,25 +85,52 @@ var rawTemplates = []struct{ name, json string }{
 		"ephemeralContainers":[{"name":"debug","image":"busybox:latest","ports":[{"containerPort":1}]}]}}`},
 }
 
+// quantitySpellings are the resource quantities of the quantity vectors:
+// the docs' nginx template with one request spelled each way. The first
+// twelve were checked on a real v1.37.1 control plane (each gets the
+// ReplicaSet name of its canonical spelling); sim/controlplane creates all
+// of them there and compares the names.
+var quantitySpellings = []struct{ resource, value string }{
+	{"cpu", "0.5"}, {"cpu", "500m"}, {"cpu", "1.0"}, {"cpu", "1"}, {"cpu", "1000m"}, {"cpu", "0.1"},
+	{"cpu", "100m"}, {"cpu", "250u"}, {"memory", "0.5Gi"}, {"memory", "512Mi"}, {"memory", "2048Ki"}, {"memory", "2Mi"},
+	{"cpu", "1.0001"}, {"cpu", "0.0001"}, {"cpu", "1e-7"}, {"cpu", "5e-1"}, {"cpu", "1E0"}, {"cpu", ".5"},
+	{"memory", "536870912"}, {"memory", "1e9"}, {"memory", "1000M"}, {"memory", "0"}, {"memory", "0.001953125Gi"},
+}
+
+// allRawTemplates are rawTemplates and one quantity vector per spelling.
+func allRawTemplates() []struct{ name, json string } {
+	out := append([]struct{ name, json string }(nil), rawTemplates...)
+	for _, q := range quantitySpellings {
+		out = append(out, struct{ name, json string }{
+			"nginx, " + q.resource + " request " + q.value,
+			`{"metadata":{"labels":{"app":"nginx"}},"spec":{"containers":[{"name":"nginx","image":"nginx:1.14.2","ports":[{"containerPort":80}],` +
+				`"resources":{"requests":{"` + q.resource + `":"` + q.value + `"}}}]}}`,
+		})
+	}
+	return out
+}
+
 // buildVectors defaults every raw template and hashes the result.
 func buildVectors(t *testing.T) []byte {
 	t.Helper()
 	f := vectorFile{Comment: vectorsComment}
-	for _, rt := range rawTemplates {
+	for _, rt := range allRawTemplates() {
 		var raw corev1.PodTemplateSpec
 		if err := json.Unmarshal([]byte(rt.json), &raw); err != nil {
 			t.Fatalf("%s: %v", rt.name, err)
 		}
 		d := defaulting.PodTemplate(&raw)
-		rawJSON, err := json.Marshal(&raw)
-		if err != nil {
+		// The template as written, spellings kept (a re-encoding would
+		// write every quantity in canonical form).
+		var rawJSON bytes.Buffer
+		if err := json.Compact(&rawJSON, []byte(rt.json)); err != nil {
 			t.Fatal(err)
 		}
 		defJSON, err := json.Marshal(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.Vectors = append(f.Vectors, vector{Name: rt.name, Raw: rawJSON, Defaulted: defJSON, Hash: hashing.PodTemplateHash(d, nil)})
+		f.Vectors = append(f.Vectors, vector{Name: rt.name, Raw: rawJSON.Bytes(), Defaulted: defJSON, Hash: hashing.PodTemplateHash(d, nil)})
 	}
 	out, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/deploymath/deploymath/hashing"
 	"github.com/deploymath/deploymath/rollout/defaulting"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -21,27 +22,38 @@ import (
 
 // TestDefaulting compares defaulting.Deployment with the real v1.37.1
 // defaulters (legacyscheme.Scheme.Default, as the API server runs them on
-// a decoded apps/v1 Deployment) on random Deployments: every field equal,
-// and the same pod-template-hash.
+// a decoded apps/v1 Deployment) followed by the real storage round trip
+// (storedByServer: the form the controller reads and hashes) on random
+// Deployments as users write them, quantities spelled every way: the
+// template equal to the stored one (with every internal form the hash
+// covers: the same pod-template-hash), and the rest of the Deployment
+// equal to the defaulters'.
 func TestDefaulting(t *testing.T) {
 	checks(t, 5000)
 	rapid.Check(t, func(t *rapid.T) {
 		in := genRawDeployment(t)
 		want := in.DeepCopy()
 		legacyscheme.Scheme.Default(want)
+		stored, err := storedByServer(want)
+		if err != nil {
+			t.Fatal(err)
+		}
 		got := defaulting.Deployment(in)
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(appsv1.DeploymentSpec{}, "Template")); diff != "" {
 			t.Fatalf("defaulting.Deployment differs from the real defaulters (-real +ours):\n%s", diff)
 		}
-		if w, g := hashing.PodTemplateHash(&want.Spec.Template, nil), hashing.PodTemplateHash(&got.Spec.Template, nil); w != g {
-			t.Fatalf("pod-template-hash %s, real defaulters give %s", g, w)
+		if diff := cmp.Diff(&stored.Spec.Template, &got.Spec.Template); diff != "" {
+			t.Fatalf("the template differs from the one the server stores (-stored +ours):\n%s", diff)
+		}
+		if w, g := hashing.PodTemplateHash(&stored.Spec.Template, nil), hashing.PodTemplateHash(&got.Spec.Template, nil); w != g {
+			t.Fatalf("pod-template-hash %s, the stored template's is %s", g, w)
 		}
 	})
 }
 
 // TestDefaultingVectors checks testdata/defaulting/vectors.json against the
-// real defaulters: each raw template, as a Deployment's, defaults to the
-// file's template and hash.
+// real defaulters and storage: each raw template, as a Deployment's,
+// defaults to the file's template and, stored, hashes to the file's hash.
 func TestDefaultingVectors(t *testing.T) {
 	raw, err := os.ReadFile("../../testdata/defaulting/vectors.json")
 	if err != nil {
@@ -71,11 +83,15 @@ func TestDefaultingVectors(t *testing.T) {
 			t.Fatalf("%s: %v", v.Name, err)
 		}
 		legacyscheme.Scheme.Default(&d)
-		if diff := cmp.Diff(&want, &d.Spec.Template); diff != "" {
-			t.Errorf("%s: real defaulters differ from the file (-file +real):\n%s", v.Name, diff)
+		stored, err := storedByServer(&d)
+		if err != nil {
+			t.Fatalf("%s: %v", v.Name, err)
 		}
-		if h := hashing.PodTemplateHash(&d.Spec.Template, nil); h != v.Hash {
-			t.Errorf("%s: real defaulters give hash %s, file says %s", v.Name, h, v.Hash)
+		if diff := cmp.Diff(&want, &stored.Spec.Template); diff != "" {
+			t.Errorf("%s: the real defaulters and storage differ from the file (-file +real):\n%s", v.Name, diff)
+		}
+		if h := hashing.PodTemplateHash(&stored.Spec.Template, nil); h != v.Hash {
+			t.Errorf("%s: the real defaulters and storage give hash %s, file says %s", v.Name, h, v.Hash)
 		}
 	}
 }
@@ -170,17 +186,46 @@ func (g rawGen) labels(label string) map[string]string {
 	return nil
 }
 
-// quantity draws quantities in many forms, including ones finer than a
-// milli (the defaulter rounds them up) and negative ones.
+// quantity draws quantities spelled every way users and tools write them:
+// decimal with and without a fraction ("0.5", ".5", "1.0"), every SI and
+// binary suffix, exponents of both cases, values finer than a milli (the
+// defaulter rounds them up), zero spelled many ways, negative ones, huge
+// ones, and quantities built in Go rather than parsed.
 func (g rawGen) quantity(label string) resource.Quantity {
-	s := rapid.SampledFrom([]string{
-		"0", "1", "100m", "0.5", "1.5", "250u", "1u", "1n", "0.0001", "1e-7", "1Ki", "1Mi", "128Mi", "1Gi", "2G",
-		"1.0001", "-1", "-1u", "123456789", "1E3", "0.001", "1m", "999999999999999999", "1Ei", "10e-4",
-	}).Draw(g.t, label)
-	q := resource.MustParse(s)
+	var s string
+	if g.maybe(label + " listed") {
+		s = rapid.SampledFrom([]string{
+			"0", "1", "100m", "0.5", "1.5", "250u", "1u", "1n", "0.0001", "1e-7", "1Ki", "1Mi", "128Mi", "1Gi", "2G",
+			"1.0001", "-1", "-1u", "123456789", "1E3", "0.001", "1m", "999999999999999999", "1Ei", "10e-4",
+			"500m", "1.0", "1000m", "0.1", "0.5Gi", "512Mi", "2048Ki", "2Mi", "5e-1", "1E0", ".5", "1000M",
+			"0.001953125Gi", "536870912", "1e9", "0m", "0.0", "0Gi", "0e3", "-0", "+1", "1000000u", "0.001k",
+			"1.5Gi", "100Mi", "1Ti", "1Pi", "1P", "1E", "3.14159", "0.333333333333", "1e18", "1e-18", "9.999999999n",
+		}).Draw(g.t, label)
+	} else {
+		// A number of random digits, a fraction, and a suffix.
+		digits := func(l string, min int) string {
+			return rapid.StringOfN(rapid.RuneFrom([]rune("0123456789")), min, 7, -1).Draw(g.t, l)
+		}
+		s = digits(label+" int", 1)
+		if g.maybe(label + " fraction") {
+			s += "." + digits(label+" frac", 1)
+		}
+		s += rapid.SampledFrom([]string{"", "", "m", "u", "n", "k", "M", "G", "T", "Ki", "Mi", "Gi", "Ti", "e3", "e-3", "E2", "e-9", "E0"}).Draw(g.t, label+" suffix")
+	}
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		q = resource.MustParse("1")
+	}
 	if g.maybe(label + " constructed") {
-		// Quantities built in Go rather than parsed: another internal form.
-		q = *resource.NewMilliQuantity(q.MilliValue(), q.Format)
+		// Quantities built in Go rather than parsed: other internal forms.
+		switch g.n(label+" constructor", 2) {
+		case 0:
+			q = *resource.NewMilliQuantity(q.MilliValue(), q.Format)
+		case 1:
+			q = *resource.NewQuantity(q.Value(), q.Format)
+		case 2:
+			q = *resource.NewScaledQuantity(q.ScaledValue(resource.Micro), resource.Micro)
+		}
 	}
 	return q
 }

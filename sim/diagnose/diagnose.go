@@ -400,6 +400,7 @@ func budgetBlocker(d *appsv1.Deployment, p rollout.Params, rss []*appsv1.Replica
 	}
 	var all []rollout.ReplicaSet
 	var nrs rollout.ReplicaSet
+	newIdx := -1
 	oldPods := int32(0)
 	for _, rs := range rss {
 		v, err := rollout.ReplicaSetOf(rs)
@@ -408,7 +409,7 @@ func budgetBlocker(d *appsv1.Deployment, p rollout.Params, rss []*appsv1.Replica
 		}
 		all = append(all, v)
 		if rs == newRS {
-			nrs = v
+			nrs, newIdx = v, len(all)-1
 		} else {
 			oldPods += v.Replicas
 		}
@@ -416,11 +417,11 @@ func budgetBlocker(d *appsv1.Deployment, p rollout.Params, rss []*appsv1.Replica
 	if oldPods == 0 {
 		return Blocker{}, false
 	}
-	b, err := rollout.MaxScaledDown(p, all, nrs)
+	b, err := rollout.MaxScaledDown(p, all, newIdx)
 	if err != nil || b.MaxScaledDown > 0 {
 		return Blocker{}, false
 	}
-	sz, err := rollout.NewRSNewReplicas(p, all, nrs)
+	sz, err := rollout.NewRSNewReplicas(p, all, newIdx)
 	if err != nil || sz.Size > nrs.Replicas {
 		return Blocker{}, false
 	}

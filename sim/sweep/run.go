@@ -25,11 +25,11 @@ type Config struct {
 	Parallel int
 	// Shard selects the runs to carry out; the zero value selects them all.
 	Shard Shard
-	// Progress, when set, is called with the number of runs done and the
-	// number to do: once with 0 before the first run, then after each
-	// run. Calls never overlap; with Parallel above 1 they come from the
-	// sweep's goroutines.
-	Progress func(done, total int)
+	// Progress, when set, is called with the number of runs started, the
+	// number done and the number to do: once with 0, 0 before the first
+	// run, then as each run starts and as it ends. Calls never overlap;
+	// with Parallel above 1 they come from the sweep's goroutines.
+	Progress func(started, done, total int)
 }
 
 // Shard selects a deterministic slice of a sweep's runs, so that n
@@ -191,18 +191,22 @@ func Run(sc *sim.Scenario, params []Param, seeds []uint64, o sim.Options, c Conf
 	}
 	workers = min(workers, len(ks))
 	var mu sync.Mutex
-	done := 0
-	if c.Progress != nil {
-		c.Progress(0, len(ks))
-	}
-	one := func(i int) {
-		r.Runs[i] = sp.run(ks[i], o)
+	started, done := 0, 0
+	report := func(start, end int) {
 		if c.Progress != nil {
 			mu.Lock()
-			done++
-			c.Progress(done, len(ks))
+			started, done = started+start, done+end
+			c.Progress(started, done, len(ks))
 			mu.Unlock()
 		}
+	}
+	if c.Progress != nil {
+		c.Progress(0, 0, len(ks))
+	}
+	one := func(i int) {
+		report(1, 0)
+		r.Runs[i] = sp.run(ks[i], o)
+		report(0, 1)
 	}
 	if workers <= 1 {
 		for i := range ks {

@@ -54,24 +54,28 @@ func TestRunParallelIsSerial(t *testing.T) {
 	}
 }
 
-// TestRunProgress: Progress starts at 0 and counts every run once.
+// TestRunProgress: Progress starts at 0, 0 and counts every run once as
+// it starts and once as it ends; a run is done only after it started.
 func TestRunProgress(t *testing.T) {
 	sc, err := sim.LoadScenario(scenarioDir + "/nginx-rolling-update.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []int
-	r, err := Run(sc, nil, []uint64{1, 2, 3, 4, 5}, sim.Options{}, Config{Parallel: 3, Progress: func(done, total int) {
-		if total != 5 {
-			t.Errorf("total %d, want 5", total)
+	for _, par := range []int{1, 3} {
+		var starts, dones []int
+		r, err := Run(sc, nil, []uint64{1, 2, 3, 4, 5}, sim.Options{}, Config{Parallel: par, Progress: func(started, done, total int) {
+			if total != 5 || done > started || started > par+done {
+				t.Errorf("parallel %d: started %d, done %d of %d", par, started, done, total)
+			}
+			starts, dones = append(starts, started), append(dones, done)
+		}})
+		if err != nil {
+			t.Fatal(err)
 		}
-		got = append(got, done)
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(got, []int{0, 1, 2, 3, 4, 5}) || len(r.Runs) != 5 {
-		t.Errorf("progress %v, %d runs", got, len(r.Runs))
+		if len(starts) != 11 || !slices.IsSorted(starts) || !slices.IsSorted(dones) || starts[0]+dones[0] != 0 ||
+			starts[10] != 5 || dones[10] != 5 || len(r.Runs) != 5 {
+			t.Errorf("parallel %d: started %v, done %v, %d runs", par, starts, dones, len(r.Runs))
+		}
 	}
 }
 

@@ -7,37 +7,28 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/deploymath/deploymath/sim/diagnose"
 	"github.com/deploymath/deploymath/sim/snapshot"
 )
 
-// Exit statuses of deploysim explain, like kubectl rollout status's: 0
-// when every Deployment is complete (or, without -require-complete, has
-// not exceeded its progress deadline), 1 when one has exceeded its
-// progress deadline or the snapshot cannot be read (kubectl exits 1 on
-// both), 2 for a usage error, 3 with -require-complete when one is not
-// complete.
-const (
-	exitDeadline   = 1
-	exitUsage      = 2
-	exitIncomplete = 3
-)
+const explainUsage = `usage: deploysim explain [-format text|json] [-n NAMESPACE] [-now RFC3339] [-require-complete] FILE|- [DEPLOYMENT]
 
-const explainUsage = `usage: deploysim explain [-format text|json] [-n NAMESPACE] [-now RFC3339] [-require-complete] FILE|-
-
-Explains every Deployment of a cluster snapshot: the output of
+Explains every Deployment of a cluster snapshot (or only the one named):
+the output of
   kubectl get deploy,rs,pods -o yaml > state.yaml    (or -o json, -A for all namespaces)
 or several such documents, or bare manifests; "-" reads standard input.
 For each Deployment: what kubectl rollout status says, its ReplicaSets,
 what the Deployment controller does at its next sync and why, and why
 the rollout does not move.
 
-Exit status: 0 when no Deployment has exceeded its progress deadline
-(with -require-complete: when every one is complete), 1 when one has
-exceeded it or the snapshot cannot be read, 2 for a usage error, 3 with
--require-complete when one is not complete.
+Exit status, like kubectl rollout status: 0 when no Deployment has
+exceeded its progress deadline (with -require-complete: when every one
+is complete), 1 when one has exceeded it, 2 for bad usage or input (a
+snapshot that cannot be read, or no Deployment that matches FILE, -n
+and DEPLOYMENT), 3 with -require-complete when one is not complete.
 
 Flags:
 `
@@ -67,8 +58,8 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if len(files) != 1 {
-		return usage("want one snapshot file (or - for standard input), got %d", len(files))
+	if len(files) != 1 && len(files) != 2 {
+		return usage("want one snapshot file (or - for standard input) and at most one Deployment name, got %d arguments", len(files))
 	}
 	if *format != "text" && *format != "json" {
 		return usage("-format %q: want text or json", *format)
@@ -88,9 +79,29 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 1
+		return exitUsage
+	}
+	source := files[0]
+	if source == "-" {
+		source = "<stdin>"
 	}
 	rep := diagnose.Explain(snap, o)
+	if len(files) == 2 {
+		all := rep.Deployments
+		rep.Deployments = slices.DeleteFunc(slices.Clone(all), func(d diagnose.Deployment) bool { return d.Name != files[1] })
+		if len(rep.Deployments) == 0 && len(all) > 0 {
+			var names []string
+			for _, d := range all {
+				names = append(names, d.Namespace+"/"+d.Name)
+			}
+			fmt.Fprintf(stderr, "deploysim explain: no Deployment %q in %s%s; its Deployments: %s\n", files[1], source, inNamespace(*namespace), strings.Join(names, ", "))
+			return exitUsage
+		}
+	}
+	if len(rep.Deployments) == 0 {
+		fmt.Fprintf(stderr, "deploysim explain: nothing to explain: no Deployment in %s%s%s\n", source, inNamespace(*namespace), leftOut(rep))
+		return exitUsage
+	}
 	switch *format {
 	case "text":
 		fmt.Fprint(stdout, rep.Text())
@@ -101,17 +112,17 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
 			fmt.Fprintln(stderr, err)
-			return 1
+			return exitUsage
 		}
 		fmt.Fprintf(stdout, "%s\n", b)
 	}
-	code := 0
+	code := exitOK
 	for _, d := range rep.Deployments {
 		switch {
 		case d.Status.DeadlineExceeded:
 			fmt.Fprintf(stderr, "error: deployment %q (namespace %s) exceeded its progress deadline\n", d.Name, d.Namespace)
-			code = exitDeadline
-		case *requireComplete && !d.Status.Complete && code == 0:
+			code = exitFailed
+		case *requireComplete && !d.Status.Complete && code == exitOK:
 			code = exitIncomplete
 		}
 	}
@@ -123,4 +134,33 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// inNamespace is " (namespace NS)" for -n NS, "" without.
+func inNamespace(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (namespace %q)", ns)
+}
+
+// leftOut says what the snapshot held besides Deployments, for the error
+// of a snapshot without any.
+func leftOut(rep *diagnose.Report) string {
+	var parts []string
+	if rep.OtherNamespaces > 0 {
+		parts = append(parts, fmt.Sprintf("%d objects in other namespaces left out", rep.OtherNamespaces))
+	}
+	if len(rep.Ignored) > 0 {
+		var kinds []string
+		for k, n := range rep.Ignored {
+			kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+		}
+		slices.Sort(kinds)
+		parts = append(parts, "ignored: "+strings.Join(kinds, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }

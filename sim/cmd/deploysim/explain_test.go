@@ -12,7 +12,8 @@ const clusters = "../../../testdata/clusters/"
 
 // TestExplainExitStatus: 0, or 1 for an exceeded progress deadline, as
 // kubectl rollout status; 3 with -require-complete for an incomplete
-// rollout; 2 for usage errors; 1 for an unreadable snapshot.
+// rollout; 2 for usage errors, an unreadable snapshot, and nothing to
+// explain (the error names the filter).
 func TestExplainExitStatus(t *testing.T) {
 	tests := []struct {
 		args   []string
@@ -25,14 +26,16 @@ func TestExplainExitStatus(t *testing.T) {
 		{[]string{clusters + "rolling.yaml"}, "", 0, "\nwhat happens next: deploysim " + clusters + "rolling.yaml  (assumptions: -overlay FILE; apply a manifest now: -from " + clusters + "rolling.yaml NEW.yaml)\n", ""},
 		{[]string{clusters + "crashloop.yaml"}, "", 1, `kubectl rollout status: error: deployment "checkout" exceeded its progress deadline`, `error: deployment "checkout" (namespace payments) exceeded its progress deadline`},
 		{[]string{"-require-complete", clusters + "rolling.yaml"}, "", 3, "", `deployment "web" (namespace shop) is not complete: Waiting for deployment "web" rollout to finish`},
-		{[]string{"-require-complete", "-n", "shop", "-"}, "", 0, "no deployments", ""},
-		{[]string{"-require-complete", "-n", "other", clusters + "rolling.yaml"}, "", 0, "left out: 12 objects in other namespaces\nno deployments", ""},
-		{[]string{"-"}, "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: t}\n", 0, "now: unknown (the snapshot records no time; give -now)\nignored: 2 Service\nno deployments", ""},
+		{[]string{"-require-complete", "-n", "shop", "-"}, "", 2, "", `deploysim explain: nothing to explain: no Deployment in <stdin> (namespace "shop")` + "\n"},
+		{[]string{"-require-complete", "-n", "other", clusters + "rolling.yaml"}, "", 2, "", `deploysim explain: nothing to explain: no Deployment in ` + clusters + `rolling.yaml (namespace "other") (12 objects in other namespaces left out)`},
+		{[]string{"-"}, "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: t}\n", 2, "", "deploysim explain: nothing to explain: no Deployment in <stdin> (ignored: 2 Service)"},
+		{[]string{clusters + "rolling.yaml", "nosuch"}, "", 2, "", `deploysim explain: no Deployment "nosuch" in ` + clusters + "rolling.yaml; its Deployments: shop/api, shop/web"},
+		{[]string{"-n", "shop", clusters + "rolling.yaml", "api"}, "", 0, "\ndeployment shop/api:", ""},
 		{[]string{"-now", "2026-11-23T22:45:00Z", clusters + "imagepull.json"}, "", 1, "now: 2026-11-23T22:45:00Z (given)", `error: deployment "thumbnailer"`},
-		{[]string{"-"}, "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: old}\n", 1, "", "<stdin>: line 1: Deployment default/old: apiVersion: extensions/v1beta1 Deployment is not served since Kubernetes 1.16"},
-		{[]string{clusters + "missing.yaml"}, "", 1, "", "no such file"},
+		{[]string{"-"}, "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: old}\n", 2, "", "<stdin>: line 1: Deployment default/old: apiVersion: extensions/v1beta1 Deployment is not served since Kubernetes 1.16"},
+		{[]string{clusters + "missing.yaml"}, "", 2, "", "no such file"},
 		{[]string{}, "", 2, "", "want one snapshot file"},
-		{[]string{"a.yaml", "b.yaml"}, "", 2, "", "want one snapshot file (or - for standard input), got 2"},
+		{[]string{"a.yaml", "b", "c"}, "", 2, "", "want one snapshot file (or - for standard input) and at most one Deployment name, got 3 arguments"},
 		{[]string{"-format", "xml", "-"}, "", 2, "", `-format "xml": want text or json`},
 		{[]string{"-now", "yesterday", "-"}, "", 2, "", `-now "yesterday": want an RFC 3339 time`},
 		{[]string{"-bogus", "-"}, "", 2, "", "flag provided but not defined: -bogus"},

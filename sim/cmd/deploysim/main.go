@@ -4,7 +4,11 @@
 //	deploysim [flags] SCENARIO.yaml [flags]
 //	deploysim [flags] STATE.yaml [flags]
 //	deploysim [flags] [-from STATE.yaml] MANIFEST.yaml [flags]
-//	deploysim merge [-format F] FILE...
+//	deploysim merge [-format F] [-require-complete] FILE...
+//	deploysim explain [flags] STATE.yaml|- [DEPLOYMENT]
+//	deploysim history [-n NS] [--revision N] STATE.yaml [DEPLOYMENT]
+//	deploysim undo [-n NS] [--to-revision N] [flags] STATE.yaml DEPLOYMENT
+//	deploysim -version
 //
 // The scenario format and these flags are described, with examples, in
 // testdata/scenarios/REFERENCE.md.
@@ -39,7 +43,9 @@
 //	-full-stops    show each requeued sync with the planner's full text
 //	-check         check the invariants; exit 1 naming the step that broke one;
 //	               warn (exit status unchanged) about a Deployment that ends
-//	               with fewer available pods than replicas and nothing in flight
+//	               with fewer available pods than replicas and nothing in
+//	               flight; end with a one-line verdict (not with -sweep or
+//	               -seeds)
 //	-sweep SPEC    e.g. 'maxSurge=0,1,25%;maxUnavailable=1,10%': run every
 //	               combination over -seeds seeds and print a table
 //	-seeds N       number of seeds per sweep combination (default 5); without
@@ -49,7 +55,11 @@
 //	               GOMAXPROCS; 1: one after the other); the output is the
 //	               same for every N
 //	-quiet         no progress line on stderr (it is shown only when stderr
-//	               is a terminal and the runs take more than 2 s)
+//	               is a terminal and the work takes more than 2 s: a run's
+//	               virtual time, pods and events/s; the runs of a sweep
+//	               started and done)
+//	-version       print the module's version and the Kubernetes version
+//	               deploysim models (v1.37)
 //	-shard i/n     carry out only shard i of n (0 ≤ i < n) of a -sweep or
 //	               -seeds run and print its runs as JSON (needs -format json)
 //	               for deploysim merge: run k, numbered from 0 in table order
@@ -87,26 +97,37 @@
 //	               Deployment or ReplicaSet in order ("writes": time, writer,
 //	               verb, object, resourceVersion, size and status after it)
 //	-require-complete
-//	               exit 1 when a Deployment's rollout is not complete at the
+//	               exit 3 when a Deployment's rollout is not complete at the
 //	               end of the run, unless the scenario's expect: says so
+//	               (-sweep, -seeds: when a run ended with one not complete)
 //
-// Exit status: 0 on success; 1 when the scenario cannot be loaded or run,
-// (with -check) an invariant broke, a when: step never fired, or a
-// Deployment's rollout ends otherwise than the scenario's expect: declares
-// — like `kubectl rollout status`, a Deployment without an expectation
-// fails the run when it ends ProgressDeadlineExceeded (with
-// -require-complete, when it ends anything but Complete); 2 for a usage
-// error. Outcomes do not change the exit status of -sweep and -seeds runs.
+// deploysim history and undo act as kubectl rollout history and undo
+// would on the cluster of a dump: history prints kubectl's table (or,
+// with --revision, the revision's pod template); undo prints the write
+// kubectl sends and runs on from the dump with it, as -from does.
+//
+// A first argument that is neither a command nor a file is an unknown
+// command, with the command it most likely meant.
+//
+// Exit status, the same in every command (exit.go, README.md's table): 0
+// on success; 1 when a rollout failed: a Deployment's rollout ends
+// otherwise than the scenario's expect: declares — like `kubectl rollout
+// status`, a Deployment without an expectation fails the run when it ends
+// ProgressDeadlineExceeded —, a when: step never fired, or (with -check)
+// an invariant broke; 2 for bad usage or input (an unknown command or
+// flag, a file that cannot be read or does not validate, a scenario that
+// cannot be simulated, nothing that matches); 3 with -require-complete
+// when a rollout is not complete. Outcomes do not make -sweep, -seeds and
+// merge exit 1.
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -180,18 +201,35 @@ type options struct {
 	shard    string
 	quiet    bool
 	explain  bool
+	check    bool
+	// undo is deploysim undo: files holds the dump only
+	undo bool
 }
 
 // multi reports whether the command line asks for many runs and a table.
 func (o *options) multi() bool { return o.sweep != "" || o.set["seeds"] }
 
+// run is deploysim with its arguments; it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "merge" {
-		return runMerge(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "merge":
+			return runMerge(args[1:], stdout, stderr)
+		case "explain":
+			return runExplain(args[1:], os.Stdin, stdout, stderr)
+		case "history":
+			return runHistory(args[1:], stdout, stderr)
+		case "undo":
+			return runSim(args[1:], &undoRequest{}, stdout, stderr)
+		}
 	}
-	if len(args) > 0 && args[0] == "explain" {
-		return runExplain(args[1:], os.Stdin, stdout, stderr)
-	}
+	return runSim(args, nil, stdout, stderr)
+}
+
+// runSim runs a FILE (a scenario, manifests or cluster state) or, with
+// undo, deploysim undo: the rollback kubectl would write and a run of
+// it from the dump's state.
+func runSim(args []string, undo *undoRequest, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("deploysim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var seed seedFlag
@@ -199,13 +237,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	until := fs.Duration("until", 0, "time limit, positive (default: the scenario's)")
 	format := fs.String("format", "text", "output format: text or json")
 	svg := fs.String("svg", "", "write an SVG chart to this file")
-	check := fs.Bool("check", false, "check invariants and exit 1 on a violation")
+	check := fs.Bool("check", false, "check invariants, exit 1 on a violation, and end with a one-line verdict")
 	from := fs.String("from", "", "with a manifest file: the `STATE` it is applied to, cluster state (kubectl get deploy,rs,pods -o yaml output: applied at once) or manifests (applied once rolled out)")
 	overlay := fs.String("overlay", "", "with a manifest FILE: a scenario without objects (`FILE`) whose cluster, steps and expect: are laid over the run, e.g. a failure rule for the new image")
 	nowFlag := fs.String("now", "", "with cluster state (kubectl get -o yaml output): the `RFC3339` moment it was taken, the run's time 0 (default: the latest time in it)")
 	events := fs.Bool("events", false, "after the trace, list the Events as `kubectl get events -o wide` shows them at the end of the run (aggregated by client-go's rules)")
 	writes := fs.Bool("writes", false, "with -format json, list every accepted write of a Deployment or ReplicaSet in order (\"writes\")")
-	requireComplete := fs.Bool("require-complete", false, "exit 1 when a Deployment's rollout is not complete at the end of the run (unless the scenario's expect: says so)")
+	requireComplete := fs.Bool("require-complete", false, "exit 3 when a Deployment's rollout is not complete at the end of the run (unless the scenario's expect: says so; -sweep, -seeds: when a run ended with one not complete)")
 	fullStops := fs.Bool("full-stops", false, "show each requeued sync with the planner's full text")
 	explain := fs.Bool("explain", false, "show under each instant every write of the deployment controller with its reason, and why a sync of an incomplete rollout wrote nothing (slower)")
 	sweepSpec := fs.String("sweep", "", "strategy sweep, e.g. 'maxSurge=0,1,25%;maxUnavailable=1,10%'")
@@ -213,12 +251,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 	parallel := fs.Int("parallel", 0, fmt.Sprintf("carry out `N` runs of -sweep or -seeds at once, 0 (GOMAXPROCS) to %d; 1 runs them one after the other; the output is the same for every N", maxParallel))
 	quiet := fs.Bool("quiet", false, "no progress line on stderr (shown only on a terminal, for runs over 2 s)")
 	shard := fs.String("shard", "", "carry out only shard `i/n` (i of n, from 0) of -sweep or -seeds, for deploysim merge (needs -format json): run k, numbered from 0 in table order, is in shard k mod n")
+	version := fs.Bool("version", false, "print deploysim's version and the Kubernetes version it models")
+	if undo != nil {
+		undo.flags(fs)
+		undo.stderr = stderr
+	}
 	fs.Usage = func() {
+		if undo != nil {
+			fmt.Fprint(stderr, undoUsage)
+			fs.PrintDefaults()
+			return
+		}
 		fmt.Fprintln(stderr, "usage: deploysim [flags] SCENARIO.yaml [flags]")
 		fmt.Fprintln(stderr, "       deploysim [flags] STATE.yaml   (what happens next to the cluster state of kubectl get deploy,rs,pods -o yaml)")
 		fmt.Fprintln(stderr, "       deploysim [flags] [-from STATE.yaml] MANIFEST.yaml   (what kubectl apply -f MANIFEST.yaml does)")
 		fmt.Fprintln(stderr, "       deploysim merge [-format text|json] FILE...   (merge the -format json output of the shards of a sweep)")
-		fmt.Fprintln(stderr, "       deploysim explain [flags] FILE|-   (explain the Deployments of kubectl get deploy,rs,pods -o yaml; deploysim explain -h)")
+		fmt.Fprintln(stderr, "       deploysim explain [flags] FILE|- [DEPLOYMENT]   (explain the Deployments of kubectl get deploy,rs,pods -o yaml; deploysim explain -h)")
+		fmt.Fprintln(stderr, "       deploysim history [-n NAMESPACE] [--revision N] DUMP [DEPLOYMENT]   (kubectl rollout history of a dump)")
+		fmt.Fprintln(stderr, "       deploysim undo [-n NAMESPACE] [--to-revision N] [flags] DUMP DEPLOYMENT   (what kubectl rollout undo writes, and a run of it)")
+		fmt.Fprintln(stderr, "       deploysim -version")
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "limits: scenario file %d MiB, %d replicas per Deployment and %d in all, %d seeds per sweep combination, %d runs per sweep, %d trace frames (the first ones and the last are kept)\n",
 			sim.MaxScenarioBytes>>20, sim.MaxReplicas, sim.MaxTotalReplicas, sweep.MaxSeeds, sweep.MaxRuns, sim.MaxTraceFrames)
@@ -228,10 +279,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0 // -h: the flag package printed the usage
 	}
 	if err != nil {
-		return 2 // the flag package printed the error and the usage
+		return exitUsage // the flag package printed the error and the usage
+	}
+	if *version {
+		info, ok := debug.ReadBuildInfo()
+		printVersion(stdout, info, ok)
+		return exitOK
+	}
+	if undo == nil && len(files) > 0 {
+		if err := unknownCommand(files[0]); err != nil {
+			fmt.Fprintf(stderr, "deploysim: %v\n", err)
+			return exitUsage
+		}
+	}
+	if undo != nil {
+		if files, err = undo.args(files); err != nil {
+			fmt.Fprintf(stderr, "deploysim undo: %v\n", err)
+			fs.Usage()
+			return exitUsage
+		}
 	}
 	o := &options{files: files, set: map[string]bool{}, until: *until, format: *format, svg: *svg,
-		sweep: *sweepSpec, seeds: *seeds, parallel: *parallel, shard: *shard, quiet: *quiet, explain: *explain}
+		sweep: *sweepSpec, seeds: *seeds, parallel: *parallel, shard: *shard, quiet: *quiet, explain: *explain,
+		check: *check, undo: undo != nil}
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	sh, err := checkFlags(o)
 	if err != nil {
@@ -239,30 +309,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if len(files) == 0 {
 			fs.Usage()
 		}
-		return 2
+		return exitUsage
 	}
 	var params []sweep.Param
 	if *sweepSpec != "" {
 		if params, err = sweep.Parse(*sweepSpec); err != nil {
 			fmt.Fprintf(stderr, "deploysim: -sweep: %v\n", err)
-			return 2
+			return exitUsage
 		}
 	}
 	var now time.Time
 	if *nowFlag != "" {
 		if now, err = time.Parse(time.RFC3339, *nowFlag); err != nil {
 			fmt.Fprintf(stderr, "deploysim: -now %q: want an RFC 3339 time such as 2026-11-23T10:00:00Z\n", *nowFlag)
-			return 2
+			return exitUsage
 		}
 	}
-	sc, err := loadScenario(files[0], *from, *overlay, now)
+	var sc *sim.Scenario
+	if undo != nil {
+		sc, err = undo.scenario(*overlay, now)
+	} else {
+		sc, err = loadScenario(files[0], *from, *overlay, now)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 1
+		return exitUsage
 	}
 	if *writes && *format != "json" {
 		fmt.Fprintln(stderr, "deploysim: -writes needs -format json")
-		return 2
+		return exitUsage
 	}
 	opts := sim.Options{Until: *until, Check: *check, FullStops: *fullStops, Explain: *explain, Writes: *writes}
 	if seed.set {
@@ -271,35 +346,41 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *until > 0 {
 		if err := sc.CheckUntil(*until); err != nil {
 			fmt.Fprintf(stderr, "deploysim: -until %s: %v\n", *until, err)
-			return 2
+			return exitUsage
 		}
 	}
 	if o.multi() {
-		return runSweep(sc, params, opts, o, sh, stdout, stderr)
+		return runSweep(sc, params, opts, o, sh, *requireComplete, stdout, stderr)
 	}
-	res, err := sim.Run(sc, opts)
+	res, err := runOne(sc, opts, o.quiet, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 1
+		return exitUsage
 	}
 	switch *format {
 	case "text":
+		if undo != nil {
+			fmt.Fprint(stdout, undo.text())
+		}
 		fmt.Fprint(stdout, res.Text())
 		if *events {
 			fmt.Fprintf(stdout, "events at the end (%s), as kubectl get events -o wide lists them:\n%s", res.Summary.End, sim.DescribeEvents(res.Events, res.Summary.End))
 		}
 	case "json":
 		b, err := res.JSON()
+		if err == nil && undo != nil {
+			b, err = undo.json(b)
+		}
 		if err != nil {
 			fmt.Fprintln(stderr, err)
-			return 1
+			return exitUsage
 		}
 		fmt.Fprintf(stdout, "%s\n", b)
 	}
 	if *svg != "" {
 		if err := os.WriteFile(*svg, sim.SVG(res), 0o644); err != nil {
 			fmt.Fprintln(stderr, err)
-			return 1
+			return exitUsage
 		}
 	}
 	for _, w := range res.Warnings {
@@ -308,21 +389,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, m := range res.Missed {
 		fmt.Fprintf(stderr, "deploysim: %s\n", m.Message)
 	}
-	code := 0
+	code := exitOK
 	if len(res.Missed) > 0 {
-		code = 1
+		code = exitFailed
 	}
 	for _, o := range res.Outcomes {
-		if o.Unexpected(*requireComplete) {
+		switch {
+		case o.Unexpected(false):
 			fmt.Fprintf(stderr, "deploysim: %s\n", o)
-			code = 1
+			code = worse(code, exitFailed)
+		case o.Unexpected(*requireComplete):
+			fmt.Fprintf(stderr, "deploysim: %s\n", o)
+			code = worse(code, exitIncomplete)
 		}
 	}
-	if *check && len(res.Violations) > 0 {
+	if *check {
 		for _, v := range res.Violations {
 			fmt.Fprintf(stderr, "invariant broken: %s\n", v)
 		}
-		code = 1
+		fmt.Fprintln(stderr, checkVerdict(res))
+		if len(res.Violations) > 0 {
+			code = worse(code, exitFailed)
+		}
 	}
 	return code
 }
@@ -338,6 +426,13 @@ func checkFlags(o *options) (sweep.Shard, error) {
 	case 1:
 	default:
 		errs = append(errs, fmt.Errorf("want one scenario file, got %d: %s", len(o.files), strings.Join(o.files, " ")))
+	}
+	if o.undo {
+		for _, f := range []string{"sweep", "seeds", "shard", "from"} {
+			if o.set[f] {
+				errs = append(errs, fmt.Errorf("-%s: deploysim undo runs the rollback once from the dump; not with -%s", f, f))
+			}
+		}
 	}
 	if o.set["until"] && o.until <= 0 {
 		errs = append(errs, fmt.Errorf("-until %s: must be positive", o.until))
@@ -366,6 +461,9 @@ func checkFlags(o *options) (sweep.Shard, error) {
 	if o.explain && o.multi() {
 		errs = append(errs, errors.New("-explain: explains the trace of a single run; not with -sweep or -seeds"))
 	}
+	if o.check && o.multi() {
+		errs = append(errs, errors.New("-check: checks the invariants of a single run; not with -sweep or -seeds (their runs keep only summaries)"))
+	}
 	if o.svg != "" && o.multi() && o.format == "json" && o.set["shard"] {
 		errs = append(errs, fmt.Errorf("-svg %s: a shard holds part of the sweep; draw the merged one", o.svg))
 	}
@@ -377,154 +475,6 @@ func checkFormat(format string) error {
 		return fmt.Errorf("-format %q: unknown format (want text or json)", format)
 	}
 	return nil
-}
-
-// runSweep runs a sweep, or the scenario over several seeds, and prints
-// its table or its report; a run that failed makes the exit status 1.
-func runSweep(sc *sim.Scenario, params []sweep.Param, opts sim.Options, o *options, sh sweep.Shard, stdout, stderr io.Writer) int {
-	data, err := os.ReadFile(o.files[0])
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	base := sc.Seed
-	if opts.Seed != nil {
-		base = *opts.Seed
-	}
-	ss := make([]uint64, o.seeds)
-	for i := range ss {
-		ss[i] = base + uint64(i)
-	}
-	cfg := sweep.Config{Parallel: o.parallel, Shard: sh}
-	var p *progress
-	if !o.quiet && isTerminal(stderr) {
-		start := time.Now() // before the ticker, so that tick n shows n s
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		p = startProgress(stderr, start, t.C)
-		cfg.Progress = p.set
-	}
-	r, err := sweep.Run(sc, params, ss, opts, cfg)
-	p.stop(time.Now())
-	if err != nil {
-		fmt.Fprintf(stderr, "deploysim: -sweep: %v\n", err)
-		return 2
-	}
-	sum := sha256.Sum256(data)
-	r.Digest = hex.EncodeToString(sum[:])
-	if o.svg != "" && r.Rows != nil {
-		if err := os.WriteFile(o.svg, sweep.SVG(r.Scenario, r.Rows), 0o644); err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
-		}
-	}
-	return printReport(r, o.format, stdout, stderr)
-}
-
-// printReport prints a report as its table (text) or as JSON, and the
-// failed runs' errors on stderr (exit status 1).
-func printReport(r *sweep.Report, format string, stdout, stderr io.Writer) int {
-	if format == "json" {
-		b, err := r.JSON()
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
-		}
-		stdout.Write(b)
-	} else {
-		fmt.Fprintf(stdout, "scenario %s, seeds %d..%d\n", r.Scenario, r.Seeds[0], r.Seeds[len(r.Seeds)-1])
-		fmt.Fprint(stdout, sweep.Describe(r.Rows))
-	}
-	code := 0
-	for _, row := range r.Rows {
-		if row.Err != "" {
-			fmt.Fprintf(stderr, "sweep %s: %s\n", row.Params, row.Err)
-			code = 1
-		}
-	}
-	for _, run := range r.Runs {
-		if r.Rows == nil && run.Err != "" {
-			fmt.Fprintf(stderr, "sweep %s seed %d: %s\n", r.Combinations[run.Combination], run.Seed, run.Err)
-			code = 1
-		}
-	}
-	return code
-}
-
-// runMerge is deploysim merge: it merges the -format json reports of the
-// shards of one sweep and prints the table or the report of the whole.
-func runMerge(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("deploysim merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output format: text (the table) or json (the report)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: deploysim merge [-format text|json] FILE...")
-		fmt.Fprintln(stderr, "merges the -format json output of the n shards (-shard i/n) of one sweep into what the sweep prints on one machine")
-		fs.PrintDefaults()
-	}
-	files, err := parseArgs(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		return 2
-	}
-	if err := checkFormat(*format); err != nil {
-		fmt.Fprintf(stderr, "deploysim merge: %v\n", err)
-		return 2
-	}
-	if len(files) == 0 {
-		fmt.Fprintln(stderr, "deploysim merge: no files (want the -format json output of every shard)")
-		fs.Usage()
-		return 2
-	}
-	var reports []*sweep.Report
-	var names []string
-	for _, f := range files {
-		data, err := readReportFile(f)
-		if err != nil {
-			fmt.Fprintf(stderr, "deploysim merge: %v\n", err)
-			return 1
-		}
-		rs, err := sweep.ParseReports(data)
-		if err != nil {
-			fmt.Fprintf(stderr, "deploysim merge: %s: %v\n", f, err)
-			return 1
-		}
-		for i, r := range rs {
-			reports = append(reports, r)
-			if len(rs) == 1 {
-				names = append(names, f)
-			} else {
-				names = append(names, fmt.Sprintf("%s (report %d)", f, i+1))
-			}
-		}
-	}
-	r, err := sweep.Merge(reports, names)
-	if err != nil {
-		fmt.Fprintf(stderr, "deploysim merge: %v\n", err)
-		return 1
-	}
-	return printReport(r, *format, stdout, stderr)
-}
-
-// maxReportBytes bounds a report file: 10,000 runs take about 2.5 MB.
-const maxReportBytes = 64 << 20
-
-func readReportFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxReportBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(data) > maxReportBytes {
-		return nil, fmt.Errorf("%s: larger than %d MiB: not the report of a sweep", name, maxReportBytes>>20)
-	}
-	return data, nil
 }
 
 // isTerminal reports whether w is a terminal.

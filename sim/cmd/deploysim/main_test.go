@@ -55,8 +55,8 @@ func TestRunErrors(t *testing.T) {
 	if code := run([]string{"-format", "xml", nginx}, &out, &errb); code != 2 {
 		t.Errorf("bad format: exit %d, want 2", code)
 	}
-	if code := run([]string{"missing.yaml"}, &out, &errb); code != 1 {
-		t.Errorf("missing file: exit %d, want 1", code)
+	if code := run([]string{"missing.yaml"}, &out, &errb); code != 2 {
+		t.Errorf("missing file: exit %d, want 2", code)
 	}
 }
 
@@ -80,9 +80,9 @@ func TestRunRefusals(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{empty}, 1, empty + ": empty scenario"},
-		{[]string{null}, 1, null + ": empty scenario"},
-		{[]string{dup}, 1, `line 2: key "name" already set`},
+		{[]string{empty}, 2, empty + ": empty scenario"},
+		{[]string{null}, 2, null + ": empty scenario"},
+		{[]string{dup}, 2, `line 2: key "name" already set`},
 		{[]string{"-seed", "-5", nginx}, 2, `invalid value "-5" for flag -seed: want a non-negative integer`},
 		{[]string{"-until", "-5m", nginx}, 2, "-until -5m0s: must be positive"},
 		{[]string{"-until", "0s", nginx}, 2, "-until 0s: must be positive"},
@@ -135,6 +135,7 @@ func TestUsage(t *testing.T) {
 	}
 	for _, want := range []string{"-seed seed\n    \tthe run's seed, a non-negative integer (default: the scenario's)\n",
 		"-parallel N\n", "-quiet\n", "-shard i/n\n", "shard k mod n", "deploysim merge [-format text|json] FILE...",
+		"deploysim history [-n NAMESPACE] [--revision N] DUMP [DEPLOYMENT]", "deploysim undo [-n NAMESPACE] [--to-revision N] [flags] DUMP DEPLOYMENT", "-version\n",
 		"limits: scenario file 2 MiB, 1000000 replicas per Deployment and 1000000 in all, 1000 seeds per sweep combination, 10000 runs per sweep, 100000 trace frames"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)
@@ -157,8 +158,8 @@ func TestSetImageUnknownContainerExits(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run([]string{p}, &out, &errb)
 	want := p + `: line 39: field "steps[0].setImage.container": deployment nginx-deployment has no container "ngnix" (its containers: "nginx")`
-	if code != 1 || strings.TrimSpace(errb.String()) != want {
-		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errb.String(), want)
+	if code != 2 || strings.TrimSpace(errb.String()) != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errb.String(), want)
 	}
 }
 
@@ -320,7 +321,7 @@ steps:
 		{name: "stuck, declared", expect: "expect: {web: ProgressDeadlineExceeded}\n", code: 0},
 		{name: "declared otherwise", expect: "expect: {web: Complete}\n", code: 1, stderr: "deploysim: deployment web ended ProgressDeadlineExceeded (the scenario expects Complete)"},
 		{name: "incomplete at the end", args: []string{"-until", "40s"}, code: 0},
-		{name: "incomplete, -require-complete", args: []string{"-until", "40s", "-require-complete"}, code: 1, stderr: "deploysim: deployment web ended Incomplete (`kubectl rollout status` would still be waiting; declare `expect: {web: Incomplete}` if the scenario means it)"},
+		{name: "incomplete, -require-complete", args: []string{"-until", "40s", "-require-complete"}, code: 3, stderr: "deploysim: deployment web ended Incomplete (`kubectl rollout status` would still be waiting; declare `expect: {web: Incomplete}` if the scenario means it)"},
 		{name: "incomplete, declared", expect: "expect: {web: Incomplete}\n", args: []string{"-until", "40s", "-require-complete"}, code: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -386,12 +387,12 @@ func TestManifests(t *testing.T) {
 		t.Errorf("-overlay: exit %d, stderr %q, want 1 and %q", code, errb.String(), want)
 	}
 	errb.Reset()
-	if code := run([]string{"-overlay", nginx, m + "nginx-deployment.yaml"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "an overlay has no objects") {
+	if code := run([]string{"-overlay", nginx, m + "nginx-deployment.yaml"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "an overlay has no objects") {
 		t.Errorf("-overlay with objects: exit %d, stderr %q", code, errb.String())
 	}
 	// -from with a scenario, and a file with nothing to simulate.
 	errb.Reset()
-	if code := run([]string{"-from", "../../../testdata/manifests/nginx-deployment.yaml", nginx}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "is a scenario, not a manifest") {
+	if code := run([]string{"-from", "../../../testdata/manifests/nginx-deployment.yaml", nginx}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "is a scenario, not a manifest") {
 		t.Errorf("-from with a scenario: exit %d, stderr %q", code, errb.String())
 	}
 	empty := filepath.Join(t.TempDir(), "svc.yaml")
@@ -399,7 +400,27 @@ func TestManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	errb.Reset()
-	if code := run([]string{empty}, &out, &errb); code != 1 || !strings.Contains(errb.String(), empty+": no Deployment, ConfigMap or Secret to simulate") {
+	if code := run([]string{empty}, &out, &errb); code != 2 || !strings.Contains(errb.String(), empty+": no Deployment, ConfigMap or Secret to simulate") {
 		t.Errorf("nothing to simulate: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// A scenario with an object of a custom kind is refused with exit 2 and
+// says how to run a controller of your own.
+func TestCustomKindRefused(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "custom.yaml")
+	src := "name: custom\nobjects:\n- apiVersion: example.com/v1\n  kind: Canary\n  metadata: {name: web}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	if code := run([]string{file}, &out, &errOut); code != exitUsage {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitUsage, errOut.String())
+	}
+	for _, want := range []string{`line 3: field "objects[0].kind": apiVersion "example.com/v1" kind "Canary": not registered`, "deploysim runs the built-in controllers only", "Test your own controller"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut.String())
+		}
 	}
 }

@@ -101,10 +101,10 @@ spec:
 		code   int
 		stderr string
 	}{
-		{[]string{"-now", "2026-11-23T22:40:00Z", nginx}, 1, "-now: " + nginx + " is a scenario"},
+		{[]string{"-now", "2026-11-23T22:40:00Z", nginx}, 2, "-now: " + nginx + " is a scenario"},
 		{[]string{"-now", "soon", clusters + "rolling.yaml"}, 2, `-now "soon": want an RFC 3339 time`},
-		{[]string{noTime}, 1, noTime + ": the state holds no time to start from: say when it was taken with -now (RFC 3339)"},
-		{[]string{"-from", clusters + "rolling.yaml", svc}, 1, svc + ": no Deployment, ConfigMap or Secret to apply"},
+		{[]string{noTime}, 2, noTime + ": the state holds no time to start from: say when it was taken with -now (RFC 3339)"},
+		{[]string{"-from", clusters + "rolling.yaml", svc}, 2, svc + ": no Deployment, ConfigMap or Secret to apply"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(tc.args, &out, &errb); code != tc.code || !strings.Contains(errb.String(), tc.stderr) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deploymath/deploymath/sim"
 	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -171,17 +172,17 @@ func TestShardAndMergeRefusals(t *testing.T) {
 		{[]string{"-svg", "x.svg", "-format", "json", "-shard", "0/2", "-seeds", "3", nginx}, 2, "-svg x.svg: a shard holds part of the sweep; draw the merged one"},
 		{[]string{"merge"}, 2, "deploysim merge: no files"},
 		{[]string{"merge", "-format", "xml", a0, a1}, 2, `deploysim merge: -format "xml": unknown format`},
-		{[]string{"merge", a0, empty}, 1, "deploysim merge: " + empty + ": empty file (want the -format json output of a sweep)"},
-		{[]string{"merge", filepath.Join(dir, "missing.json")}, 1, "deploysim merge: open " + filepath.Join(dir, "missing.json")},
-		{[]string{"merge", a0, run1}, 1, "deploysim merge: " + run1 + `: report 1: not a sweep report (want the -format json output of deploysim -sweep or -seeds): json: unknown field "seed"`},
-		{[]string{"merge", text}, 1, "deploysim merge: " + text + ": report 1: not a sweep report"},
-		{[]string{"merge", a0}, 1, "deploysim merge: shard 1/2 missing (1 reports given)"},
-		{[]string{"merge", a0, a1, a1}, 1, "deploysim merge: " + a1 + ": shard 1/2 is also in " + a1},
-		{[]string{"merge", a0, b1}, 1, "deploysim merge: " + b1 + `: sweep "maxSurge=0,2", not "maxSurge=0,1" as in ` + a0 + ": not a shard of the same sweep"},
-		{[]string{"merge", a0, c1}, 1, "deploysim merge: " + c1 + `: scenario "node-failure", not "nginx-rolling-update" as in ` + a0},
-		{[]string{"merge", a0, s1}, 1, "deploysim merge: " + s1 + ": seeds 2..4, not 1..3 as in " + a0},
-		{[]string{"merge", a0, e1}, 1, "deploysim merge: " + e1 + `: scenario "nginx-rolling-update" with digest`},
-		{[]string{"merge", a0, e1}, 1, "(the scenario file changed)"},
+		{[]string{"merge", a0, empty}, 2, "deploysim merge: " + empty + ": empty file (want the -format json output of a sweep)"},
+		{[]string{"merge", filepath.Join(dir, "missing.json")}, 2, "deploysim merge: open " + filepath.Join(dir, "missing.json")},
+		{[]string{"merge", a0, run1}, 2, "deploysim merge: " + run1 + `: report 1: not a sweep report (want the -format json output of deploysim -sweep or -seeds): json: unknown field "seed"`},
+		{[]string{"merge", text}, 2, "deploysim merge: " + text + ": report 1: not a sweep report"},
+		{[]string{"merge", a0}, 2, "deploysim merge: shard 1/2 missing (1 reports given)"},
+		{[]string{"merge", a0, a1, a1}, 2, "deploysim merge: " + a1 + ": shard 1/2 is also in " + a1},
+		{[]string{"merge", a0, b1}, 2, "deploysim merge: " + b1 + `: sweep "maxSurge=0,2", not "maxSurge=0,1" as in ` + a0 + ": not a shard of the same sweep"},
+		{[]string{"merge", a0, c1}, 2, "deploysim merge: " + c1 + `: scenario "node-failure", not "nginx-rolling-update" as in ` + a0},
+		{[]string{"merge", a0, s1}, 2, "deploysim merge: " + s1 + ": seeds 2..4, not 1..3 as in " + a0},
+		{[]string{"merge", a0, e1}, 2, "deploysim merge: " + e1 + `: scenario "nginx-rolling-update" with digest`},
+		{[]string{"merge", a0, e1}, 2, "(the scenario file changed)"},
 	} {
 		code, out, errs := runOut(c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {
@@ -207,27 +208,28 @@ func TestSeedsAsWritten(t *testing.T) {
 	}
 }
 
-// TestProgress: the line shows after 2 s, at each tick, and ends with
-// the final count; nothing is drawn for shorter runs.
+// TestProgress: the line shows after 2 s, at each tick, with the runs
+// started and done, and ends with the final count; nothing is drawn for
+// shorter runs.
 func TestProgress(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var b bytes.Buffer
 	tick := make(chan time.Time)
 	p := startProgress(&b, t0, tick)
-	p.set(0, 40)
+	p.setRuns(0, 0, 40)
 	tick <- t0.Add(time.Second)
-	p.set(12, 40)
+	p.setRuns(14, 12, 40)
 	tick <- t0.Add(5 * time.Second)
 	tick <- t0 // draws nothing; received once the tick before is drawn
-	p.set(40, 40)
+	p.setRuns(40, 40, 40)
 	p.stop(t0.Add(6500 * time.Millisecond))
-	if want := "\r12/40 runs, 5 s\r40/40 runs, 6 s\n"; b.String() != want {
+	if want := "\rruns: 14 started, 12 done of 40, 5 s\rruns: 40 started, 40 done of 40, 6 s\n"; b.String() != want {
 		t.Errorf("progress %q, want %q", b.String(), want)
 	}
 
 	b.Reset()
 	p = startProgress(&b, t0, tick)
-	p.set(3, 3)
+	p.setRuns(3, 3, 3)
 	tick <- t0.Add(time.Second)
 	p.stop(t0.Add(1900 * time.Millisecond))
 	if b.Len() != 0 {
@@ -235,6 +237,25 @@ func TestProgress(t *testing.T) {
 	}
 	var nilp *progress
 	nilp.stop(t0) // -quiet or not a terminal
+}
+
+// TestProgressOneRun: a single run's line shows the virtual time reached,
+// the pods and the events per second of wall time; a shorter line
+// overwrites a longer one with spaces.
+func TestProgressOneRun(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var b bytes.Buffer
+	tick := make(chan time.Time)
+	p := startProgress(&b, t0, tick)
+	p.setRun(sim.Progress{Now: 3*time.Minute + 12500*time.Millisecond, Until: 30 * time.Minute, Events: 600000, Pods: 48210})
+	tick <- t0.Add(4 * time.Second)
+	p.setRun(sim.Progress{Now: 4 * time.Minute, Until: 30 * time.Minute, Events: 1000000, Pods: 9})
+	p.stop(t0.Add(5 * time.Second))
+	want := "\rt=3m12s of 30m0s, 48210 pods, 150000 events/s, 4 s" +
+		"\rt=4m0s of 30m0s, 9 pods, 200000 events/s, 5 s     \n"
+	if b.String() != want {
+		t.Errorf("progress %q, want %q", b.String(), want)
+	}
 }
 
 // TestSweepJobManifest: examples/sweep-job.yaml is an Indexed Job whose

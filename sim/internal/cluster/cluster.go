@@ -104,8 +104,11 @@ type Cluster struct {
 	// Stats count the cluster's work.
 	Stats Stats
 
-	next        int    // round-robin cursor of the scheduler
-	unscheduled []*Pod // pods waiting for room, in creation order
+	next int // round-robin cursor of the scheduler
+	// unscheduled[waitHead:] are the pods waiting for room, in creation
+	// order (see retrySchedule).
+	unscheduled []*Pod
+	waitHead    int
 	// colo holds, by controller owner, the active pods per node slot (the
 	// deletion ranking's co-location rank).
 	colo    map[string][]int32

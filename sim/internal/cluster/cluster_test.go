@@ -196,3 +196,67 @@ func TestQuota(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitingPods: pods that find no room wait in creation order; a pod
+// deleted while it waits is skipped; each slot freed binds the oldest
+// waiting pod, over more rounds than it takes to compact the queue.
+func TestWaitingPods(t *testing.T) {
+	e, rs := newTestCluster(t, 1) // one node of 100 pods
+	scaleTo(rs, 3000)
+	for range 6 { // 500 pods a sync
+		if err := e.c.SyncReplicaSet(rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var waiting []*Pod // in creation order
+	pods := slices.Clone(rs.Pods)
+	slices.SortFunc(pods, func(a, b *Pod) int { return int(a.uidNum) - int(b.uidNum) })
+	for i, p := range pods {
+		if (p.Node == nil) != (i >= 100) {
+			t.Fatalf("pod %d of %d: node %q", i, len(pods), p.NodeName())
+		}
+		if p.Node != nil {
+			continue
+		}
+		if i%3 == 0 {
+			e.c.DeletePod(p) // unscheduled: gone at once
+			continue
+		}
+		waiting = append(waiting, p)
+	}
+	for round := 0; len(waiting) > 0; round++ {
+		var bound []*Pod
+		for _, p := range rs.Pods {
+			if p.Node != nil && !p.Terminating {
+				bound = append(bound, p)
+			}
+		}
+		for _, p := range bound {
+			e.c.DeletePod(p) // terminates in 3 s, then frees its slot
+		}
+		e.queued = nil // no ReplicaSet sync: no replacements
+		for len(e.timers) > 0 {
+			i := 0
+			for j, x := range e.timers {
+				if x.at < e.timers[i].at {
+					i = j
+				}
+			}
+			next := e.timers[i]
+			e.timers = slices.Delete(e.timers, i, i+1)
+			e.now = next.at
+			e.c.Fire(next.t)
+		}
+		e.queued = nil
+		k := min(100, len(waiting))
+		for j, p := range waiting {
+			if (p.Node != nil) != (j < k) {
+				t.Fatalf("round %d: waiting pod %d of %d bound %v, want the first %d bound", round, j, len(waiting), p.Node != nil, k)
+			}
+		}
+		waiting = waiting[k:]
+	}
+	if e.c.waitHead != 0 || len(e.c.unscheduled) != 0 {
+		t.Errorf("queue left with head %d of %d", e.c.waitHead, len(e.c.unscheduled))
+	}
+}

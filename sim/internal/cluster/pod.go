@@ -277,6 +277,9 @@ func (c *Cluster) removePod(p *Pod) {
 	p.gone = true
 	c.names.remove(p)
 	if st := p.RS; st != nil {
+		if st.index != nil {
+			st.index.Remove(int(p.idx), &st.meta[p.idx])
+		}
 		last := len(st.Pods) - 1
 		moved := st.Pods[last]
 		st.Pods[p.idx] = moved

@@ -31,7 +31,10 @@ type ReplicaSet struct {
 	Pods []*Pod
 	meta []ranking.Pod // meta[i] is the ranking data of Pods[i]
 	// hot[i] is ranking.Word(&meta[i]): scanned first by the ranking.
-	hot      []uint64
+	hot []uint64
+	// index orders the active pods for the ranking once the ReplicaSet
+	// is large enough for Pick's heap (nil before; see podsToDelete).
+	index    *ranking.Index
 	colo     []int32 // active pods of the owner per node slot, shared by its ReplicaSets
 	minReady time.Duration
 	// names are the pod names of the generateName prefix of the
@@ -281,7 +284,13 @@ func ReplicaFailure(conds []appsv1.ReplicaSetCondition) *appsv1.ReplicaSetCondit
 // podsToDelete picks n active pods of st to delete, in the ReplicaSet
 // controller's order (package ranking).
 func (c *Cluster) podsToDelete(st *ReplicaSet, n int) []*Pod {
-	idx := c.picker.Pick(st.meta, st.hot, st.colo, int(st.Active), n, c.e.Now())
+	switch active := int(st.Active); {
+	case st.index == nil && ranking.Heaped(active, n):
+		st.index = ranking.NewIndex(st.meta)
+	case st.index != nil && active < ranking.HeapMinActive/2:
+		st.index = nil // small again: its upkeep on every pod change is wasted
+	}
+	idx := c.picker.Pick(st.meta, st.hot, st.colo, int(st.Active), n, c.e.Now(), st.index)
 	out := make([]*Pod, len(idx))
 	for i, j := range idx {
 		out[i] = st.Pods[j]
@@ -291,6 +300,9 @@ func (c *Cluster) podsToDelete(st *ReplicaSet, n int) []*Pod {
 
 // setMeta stores the ranking data of Pods[i].
 func (st *ReplicaSet) setMeta(i int, m ranking.Pod) {
+	if st.index != nil {
+		st.index.Set(i, &st.meta[i], &m)
+	}
 	st.meta[i] = m
 	st.hot[i] = ranking.Word(&m)
 }

@@ -13,7 +13,9 @@
 // back to the UID, the others do not), so the procedure that applies it is
 // part of the behaviour and is kept exactly: n linear passes for n ≤ 8, a
 // sort otherwise, and a bounded heap for very large ReplicaSets (see
-// [Picker.Pick]).
+// [Picker.Pick]), which an [Index] of the pods replaces, picking the same
+// pods without visiting them all, whenever the comparator is transitive
+// over them.
 package ranking
 
 import (
@@ -206,6 +208,10 @@ func logRankSlow(d time.Duration) int64 {
 // size the pods are sorted.
 const HeapMinActive = 4096
 
+// checkIndex, when set (by tests), sees every pick an Index answered, with
+// Pick's arguments: a test compares it with the heap's.
+var checkIndex func(got []int32, pods []Pod, colo []int32, active, n int, now time.Duration, x *Index)
+
 // Picker picks the pods to delete. It keeps its buffers from one pick to
 // the next; the zero Picker is ready to use. Not safe for concurrent use.
 type Picker struct {
@@ -213,6 +219,7 @@ type Picker struct {
 	cands []int32
 	out   []int32
 	colo  []int32 // a copy of colo when its length is not a power of two
+	tier  []*bin  // Index.pick's bins of one prefix
 }
 
 // Pick returns the indices of the n active pods to delete first, in order,
@@ -238,8 +245,11 @@ type Picker struct {
 // but the picked ones (a pick changes no other word and no co-location
 // count), so the next pick runs over the rest of the list. Otherwise every
 // key is built and sorted, or, above HeapMinActive active pods when n is
-// under an eighth of them, kept in a bounded heap.
-func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, now time.Duration) []int32 {
+// under an eighth of them ([Heaped]), kept in a bounded heap. In that last
+// case an index of the pods (x, nil for none; see [Index]) gives the same
+// pods without the pass over every pod whenever upstream's comparator is
+// a strict total order over them at now.
+func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, now time.Duration, x *Index) []int32 {
 	out := pk.out[:0]
 	if n >= active {
 		for i := range pods {
@@ -250,7 +260,15 @@ func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, 
 		pk.out = out
 		return out
 	}
-	if active > HeapMinActive && n*8 < active {
+	if Heaped(active, n) {
+		if x != nil && x.total(now) {
+			out = x.pick(out, colo, n, now, pk)
+			pk.out = out
+			if checkIndex != nil {
+				checkIndex(out, pods, colo, active, n, now, x)
+			}
+			return out
+		}
 		return pk.selectHeap(pods, colo, n, now)
 	}
 	if n <= 8 {

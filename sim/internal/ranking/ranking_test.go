@@ -120,7 +120,7 @@ func TestPickFew(t *testing.T) {
 		}
 		words := slices.Clone(s.words)
 		var pk Picker
-		got := pk.Pick(s.pods, s.words, s.colo, s.active, n, now)
+		got := pk.Pick(s.pods, s.words, s.colo, s.active, n, now, nil)
 		if !slices.Equal(got, want) {
 			t.Fatalf("picked %v, want %v", got, want)
 		}
@@ -171,7 +171,7 @@ func TestPickOrder(t *testing.T) {
 		n := rapid.IntRange(2, min(8, size-1)).Draw(t, "n")
 		want := passes(s.keys(s.now), n)
 		var pk Picker
-		if got := pk.Pick(s.pods, s.words, s.colo, s.active, n, s.now); !slices.Equal(got, want) {
+		if got := pk.Pick(s.pods, s.words, s.colo, s.active, n, s.now, nil); !slices.Equal(got, want) {
 			t.Fatalf("picked %v, want %v", got, want)
 		}
 	})
@@ -362,7 +362,7 @@ func TestPickAll(t *testing.T) {
 		s.add(Pod{UID: uint64(i), Slot: 1, Class: Class(true, 2, true), Active: i != 2, Ready: true})
 	}
 	var pk Picker
-	if got := pk.Pick(s.pods, s.words, s.colo, s.active, 9, time.Hour); !slices.Equal(got, []int32{0, 1, 3, 4}) {
+	if got := pk.Pick(s.pods, s.words, s.colo, s.active, 9, time.Hour, nil); !slices.Equal(got, []int32{0, 1, 3, 4}) {
 		t.Errorf("Pick(all) = %v", got)
 	}
 }
@@ -473,6 +473,6 @@ func benchPickOne(b *testing.B, created func(i int) time.Duration) {
 	var pk Picker
 	b.ReportAllocs()
 	for b.Loop() {
-		pk.Pick(s.pods, s.words, s.colo, s.active, 1, time.Hour)
+		pk.Pick(s.pods, s.words, s.colo, s.active, 1, time.Hour, nil)
 	}
 }
