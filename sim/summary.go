@@ -102,6 +102,13 @@ type RestartCount struct {
 // restarts.
 func DescribeSummary(s *Summary) string {
 	var b strings.Builder
+	if len(s.Deployments) == 0 {
+		// a run of controllers of your own: no rollout to sum up
+		fmt.Fprintf(&b, "summary, %s to %s (from the first step on): no Deployment; at most %d pods at once, terminating ones included\n",
+			offset(s.Start), offset(s.End), s.PeakPods)
+		describeRestarts(&b, s)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "summary, %s to %s (from the first step on):\n", offset(s.Start), offset(s.End))
 	complete := func(done bool, at, after time.Duration) string {
 		switch {
@@ -126,13 +133,7 @@ func DescribeSummary(s *Summary) string {
 	tw.Flush()
 	b.WriteString("  (peak pods: the most running at once, terminating ones not counted, and replicas + maxSurge then;\n")
 	b.WriteString("   min available: the fewest available against minAvailable = replicas - maxUnavailable then)\n")
-	if len(s.Restarts) > 0 {
-		parts := make([]string, len(s.Restarts))
-		for i, r := range s.Restarts {
-			parts[i] = fmt.Sprintf("%s %d", r.Workload, r.Count)
-		}
-		fmt.Fprintf(&b, "  restarts: %s\n", strings.Join(parts, ", "))
-	}
+	describeRestarts(&b, s)
 	return b.String()
 }
 
@@ -365,4 +366,16 @@ func (m *metrics) summary(s *Sim) Summary {
 
 func minAvailable(d *appsv1.Deployment) int32 {
 	return replicas(d) - maxUnavailable(d)
+}
+
+// describeRestarts writes the summary's line of restarts, if any.
+func describeRestarts(b *strings.Builder, s *Summary) {
+	if len(s.Restarts) == 0 {
+		return
+	}
+	parts := make([]string, len(s.Restarts))
+	for i, r := range s.Restarts {
+		parts[i] = fmt.Sprintf("%s %d", r.Workload, r.Count)
+	}
+	fmt.Fprintf(b, "  restarts: %s\n", strings.Join(parts, ", "))
 }
