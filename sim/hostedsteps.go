@@ -61,8 +61,9 @@ func (s *Sim) hostedNames() []string {
 }
 
 // restartController restarts the hosted controller name: a fresh
-// instance replaces it, its keys' rate-limiter failures are forgotten,
-// and its informers list every object again, queueing the keys of every
+// instance replaces it (a Starter gets its context), its keys'
+// rate-limiter failures are forgotten, and its informers list every
+// object again, queueing the keys of every
 // object of a kind it watches (as a restarted process does).
 func (s *Sim) restartController(name, label string) error {
 	h := s.hostedNamed(name)
@@ -71,6 +72,9 @@ func (s *Sim) restartController(name, label string) error {
 		return fmt.Errorf("controller %s: Restart returned %v, want a controller named %q", name, fresh, name)
 	}
 	h.ctrl = fresh
+	if st, ok := fresh.(Starter); ok {
+		st.Start(&h.ctx)
+	}
 	s.wq.ForEach(func(it *wqItem) {
 		if it.Key.Ctrl == h.num {
 			it.Forget()
