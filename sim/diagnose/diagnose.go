@@ -13,7 +13,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Options select the diagnosis.
@@ -195,13 +194,14 @@ func Explain(s *snapshot.Snapshot, o Options) *Report {
 		r.Ignored = s.Ignored
 	}
 	r.OtherNamespaces = s.OtherNamespaces
+	sx := newSelectorIndex(s)
 	for _, ro := range s.Rollouts() {
-		r.Deployments = append(r.Deployments, explainOne(s, &ro, r.Now))
+		r.Deployments = append(r.Deployments, explainOne(sx, &ro, r.Now))
 	}
 	return r
 }
 
-func explainOne(s *snapshot.Snapshot, ro *snapshot.Rollout, now time.Time) Deployment {
+func explainOne(sx *selectorIndex, ro *snapshot.Rollout, now time.Time) Deployment {
 	d := ro.Deployment
 	p, _ := rollout.ParamsOf(d) // valid: the snapshot checked it
 	surge, unavailable := p.Limits()
@@ -226,7 +226,7 @@ func explainOne(s *snapshot.Snapshot, ro *snapshot.Rollout, now time.Time) Deplo
 			out.Status.DeadlineExceeded = true
 		}
 	}
-	out.Blockers = blockers(s, ro, &out, p, newRS, res, now)
+	out.Blockers = blockers(sx, ro, &out, p, newRS, res, now)
 	return out
 }
 
@@ -313,7 +313,7 @@ func nextSyncOf(res *rollout.Result) NextSync {
 }
 
 // blockers says why the rollout of ro does not move.
-func blockers(s *snapshot.Snapshot, ro *snapshot.Rollout, out *Deployment, p rollout.Params, newRS *appsv1.ReplicaSet, res *rollout.Result, now time.Time) []Blocker {
+func blockers(sx *selectorIndex, ro *snapshot.Rollout, out *Deployment, p rollout.Params, newRS *appsv1.ReplicaSet, res *rollout.Result, now time.Time) []Blocker {
 	d := ro.Deployment
 	var bs []Blocker
 	add := func(b Blocker) { bs = append(bs, b) }
@@ -355,7 +355,7 @@ func blockers(s *snapshot.Snapshot, ro *snapshot.Rollout, out *Deployment, p rol
 			}
 		}
 	}
-	bs = append(bs, selectorBlockers(s, ro, res)...)
+	bs = append(bs, sx.blockers(ro, res)...)
 	return bs
 }
 
@@ -478,47 +478,4 @@ func grace(p *corev1.Pod) int64 {
 func first(names []string) []string {
 	slices.Sort(names)
 	return names[:min(len(names), maxExamples)]
-}
-
-// selectorBlockers finds orphans the Deployment adopts and ReplicaSets
-// and Deployments its selector shares with another Deployment.
-func selectorBlockers(s *snapshot.Snapshot, ro *snapshot.Rollout, res *rollout.Result) []Blocker {
-	d := ro.Deployment
-	var bs []Blocker
-	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-	if err != nil {
-		return nil
-	}
-	selText := metav1.FormatLabelSelector(d.Spec.Selector)
-	if res != nil {
-		var adopted []string
-		for _, a := range res.Actions {
-			if a, ok := a.(rollout.AdoptReplicaSet); ok {
-				adopted = append(adopted, a.ReplicaSet.Name)
-			}
-		}
-		if len(adopted) > 0 {
-			bs = append(bs, Blocker{Reason: AdoptsReplicaSets, Count: len(adopted), Examples: first(adopted),
-				Message: fmt.Sprintf("the selector %s matches %d replica sets that no controller owns: the controller adopts them and counts their pods as its own (%s)", selText, len(adopted), strings.Join(adopted, ", "))})
-		}
-	}
-	var shared []string
-	for _, rs := range ro.NamespaceReplicaSets {
-		ref := metav1.GetControllerOfNoCopy(rs)
-		if ref == nil || snapshot.OwnedBy(d, ref) || !sel.Matches(labels.Set(rs.Labels)) {
-			continue
-		}
-		shared = append(shared, fmt.Sprintf("%s (controlled by %s %s)", rs.Name, ref.Kind, ref.Name))
-	}
-	for _, o := range s.Deployments {
-		if o == d || o.Namespace != d.Namespace || !sel.Matches(labels.Set(o.Spec.Template.Labels)) {
-			continue
-		}
-		shared = append(shared, fmt.Sprintf("the pods of Deployment %s (template labels %s)", o.Name, labels.Set(o.Spec.Template.Labels)))
-	}
-	if len(shared) > 0 {
-		slices.Sort(shared)
-		bs = append(bs, Blocker{Reason: SelectorOverlap, Count: len(shared), Message: fmt.Sprintf("the selector %s also matches %s: the Deployment controller keeps to the ReplicaSets it owns, but overlapping selectors are unsupported: Services, PodDisruptionBudgets and `kubectl get pods -l` see the pods of both", selText, strings.Join(shared, ", "))})
-	}
-	return bs
 }
