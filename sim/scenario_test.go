@@ -55,7 +55,7 @@ func TestParseScenarioRefusals(t *testing.T) {
 		{"step after the default until", "name: x\nsteps:\n- at: 31m\n  pause: true\n", `line 3: field "steps[0].at": 31m0s is after the time limit (until 30m0s)`},
 		{"expect names no Deployment", "expect:\n  api: Complete\n" + oneDeployment, `line 2: field "expect.api": the scenario creates no Deployment "api"`},
 		{"expect, not an outcome", "expect:\n  web: Done\n" + oneDeployment, `line 2: field "expect.web": "Done" is not an outcome: want Complete, ProgressDeadlineExceeded or Incomplete`},
-		{"too large", "name: x\ndescription: " + strings.Repeat("x", MaxScenarioBytes) + "\n", "larger than the limit of 2097152 bytes (2 MiB, sim.MaxScenarioBytes)"},
+		{"too large", "name: x\ndescription: " + strings.Repeat("x", MaxScenarioBytes) + "\n", "2097174 bytes, above the limit of 2 MiB (2097152 bytes) for a scenario (sim.MaxScenarioBytes)"},
 	}
 	for _, c := range cases {
 		_, err := ParseScenario([]byte(c.src))

@@ -47,7 +47,8 @@
 //	state.yaml: line 42: Deployment shop/web: spec.replicas: cannot unmarshal string into int32
 //
 // An object given twice (same kind, namespace and name) is an error naming
-// both lines. The input is bounded: at most [MaxBytes] bytes.
+// both lines. The input is bounded: at most [MaxBytes] bytes, as read and
+// with its YAML aliases expanded, checked before it is parsed.
 //
 // # Namespaces
 //

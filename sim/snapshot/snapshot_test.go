@@ -2,7 +2,9 @@ package snapshot
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,10 +175,34 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestTooLarge: input beyond MaxBytes is refused before it is parsed,
+// as read (standard input, a file of a known size) and as its aliases
+// expand it, each error naming the input and the limit.
 func TestTooLarge(t *testing.T) {
 	_, err := Read(strings.NewReader(strings.Repeat("#", MaxBytes+1)), "", Options{})
-	if err == nil || !strings.Contains(err.Error(), "<stdin>: larger than the limit of 33554432 bytes (32 MiB, snapshot.MaxBytes)") {
-		t.Errorf("error %v", err)
+	if want := "<stdin>: larger than the limit of 64 MiB for cluster state or manifests (snapshot.MaxBytes)"; err == nil || err.Error() != want {
+		t.Errorf("standard input: %v\nwant %s", err, want)
+	}
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 5<<30); err != nil { // sparse: nothing to read
+		t.Fatal(err)
+	}
+	_, err = ReadFile(big, Options{})
+	if want := big + ": 5 GiB, above the limit of 64 MiB for cluster state or manifests (snapshot.MaxBytes)"; err == nil || err.Error() != want {
+		t.Errorf("file: %v\nwant %s", err, want)
+	}
+	// 4 KiB of text whose aliases make 10^10 bytes.
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\ndata:\n  l0: &l0 \"lol\"\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "  l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d,", i-1), 10), ","))
+	}
+	_, err = Parse([]byte(b.String()), "lol.yaml", Options{})
+	if want := "lol.yaml: its YAML aliases expand it to "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "GiB, above the limit of 64 MiB for cluster state or manifests (snapshot.MaxBytes)") {
+		t.Errorf("aliases: %v", err)
 	}
 }
 

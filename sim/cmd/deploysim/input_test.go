@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// laughs is YAML whose aliases expand 500 bytes to 6.4 GiB, under
+// key (indented by indent).
+func laughs(key, indent string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:\n%s  l0: &l0 \"lol\"\n", key, indent)
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "%s  l%d: &l%d [%s]\n", indent, i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d,", i-1), 10), ","))
+	}
+	return b.String()
+}
+
+// TestInputLimits: every path that reads cluster state or manifests
+// (explain, a what-happens-next run, -from, the manifest itself) or a
+// scenario (a run, -overlay) refuses input beyond the limit of its kind,
+// as read and as its aliases expand it, before parsing it, with the same
+// error naming the file and the limit.
+func TestInputLimits(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string, size int64) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if size > 0 {
+			if err := os.Truncate(p, size); err != nil { // sparse
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	manifest := "../../../testdata/manifests/nginx-deployment.yaml"
+	dump := "../../../testdata/clusters/rolling.yaml"
+	bigDump := write("big-dump.yaml", "apiVersion: v1\nitems: []\n", 100<<20)
+	bigScenario := write("big-scenario.yaml", "name: big\ndescription: "+strings.Repeat("x", 3<<20)+"\n", 0)
+	lolDump := write("lol-dump.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\n"+laughs("data", ""), 0)
+	lolScenario := write("lol-scenario.yaml", "name: lol\n"+laughs("description", ""), 0)
+	dumpErr := bigDump + ": 100 MiB, above the limit of 64 MiB for cluster state or manifests (snapshot.MaxBytes)"
+	scenarioErr := bigScenario + ": 3 MiB, above the limit of 2 MiB for a scenario (sim.MaxScenarioBytes)"
+	expanded := func(file, limit string) string {
+		return file + ": its YAML aliases expand it to 6.4 GiB, above the limit of " + limit
+	}
+	lolDumpErr := expanded(lolDump, "64 MiB for cluster state or manifests (snapshot.MaxBytes)")
+	lolScenarioErr := expanded(lolScenario, "2 MiB for a scenario (sim.MaxScenarioBytes)")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explain", bigDump}, dumpErr},
+		{[]string{bigDump}, dumpErr},
+		{[]string{"-from", bigDump, manifest}, dumpErr},
+		{[]string{"-from", dump, bigDump}, dumpErr},
+		{[]string{"explain", lolDump}, lolDumpErr},
+		{[]string{lolDump}, lolDumpErr},
+		{[]string{"-from", lolDump, manifest}, lolDumpErr},
+		{[]string{bigScenario}, scenarioErr},
+		{[]string{"-overlay", bigScenario, manifest}, scenarioErr},
+		{[]string{lolScenario}, lolScenarioErr},
+		{[]string{"-overlay", lolScenario, dump}, lolScenarioErr},
+	} {
+		var out, errb bytes.Buffer
+		code := run(tc.args, &out, &errb)
+		if code == 0 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("deploysim %s: exit %d, stderr:\n%s\nwant:\n%s", strings.Join(tc.args, " "), code, errb.String(), tc.want)
+		}
+	}
+}
