@@ -75,3 +75,31 @@ func TestInputLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestIsManifest: objects and scenarios told apart by the first
+// document's top-level keys, whatever its size and layout.
+func TestIsManifest(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want bool
+	}{
+		{"apiVersion: v1\nitems:\n- kind: Pod\nkind: List\n", true},
+		{"items:\n- kind: Pod\n  apiVersion: v1\nkind: List\n", true}, // a List whose apiVersion comes last
+		{"# a comment\n---\nkind: Deployment\n", true},
+		{"\ufeffapiVersion: apps/v1\n", true},
+		{"- apiVersion: v1\n  kind: Pod\n", true},
+		{`{"apiVersion": "v1", "items": []}`, true},
+		{`{"items": [{"kind": "Pod"}], "kind": "List"}`, true},
+		{"{apiVersion: v1, kind: Pod}", true},
+		{"--- {kind: Pod}\n", true},
+		{"name: web\nsteps:\n- at: 1s\n  kind: x\n", false}, // kind below the top level
+		{"name: web\n---\nkind: Pod\n", false},               // the second document
+		{`{"name": "web", "objects": [{"kind": "Deployment"}]}`, false},
+		{"{name: web, objects: [{kind: Deployment}]}", false},
+		{"", false},
+	} {
+		if got := isManifest([]byte(tc.doc)); got != tc.want {
+			t.Errorf("isManifest(%q) = %v, want %v", tc.doc, got, tc.want)
+		}
+	}
+}
