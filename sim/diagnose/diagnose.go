@@ -45,6 +45,9 @@ type Report struct {
 	// OtherNamespaces counts the objects left out because they are not in
 	// the namespace asked for ([snapshot.Snapshot].OtherNamespaces).
 	OtherNamespaces int `json:"otherNamespaces,omitempty"`
+	// Notes say what was done to read the snapshot ([snapshot.Snapshot].Notes):
+	// objects of old apiVersions converted, statuses made valid.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Deployment is the diagnosis of one Deployment.
@@ -74,6 +77,10 @@ type Deployment struct {
 	// Blockers say why the rollout does not move (or moves less than it
 	// could); empty for a complete rollout with nothing wrong.
 	Blockers []Blocker `json:"blockers,omitempty"`
+	// Missing says what the snapshot lacks to explain the Deployment
+	// fully: ReplicaSets its status counts pods of, pods its ReplicaSets
+	// count. Empty for a whole dump.
+	Missing []string `json:"missing,omitempty"`
 }
 
 // Status is a Deployment's state in kubectl's words, with its counts.
@@ -134,6 +141,11 @@ type NextSync struct {
 	Stop string `json:"stop,omitempty"`
 	// Error is why the sync could not be planned, if it could not.
 	Error string `json:"error,omitempty"`
+	// Assumes is what the plan takes for granted that the snapshot does
+	// not say: "no replica set" when the Deployment's status counts pods
+	// but the snapshot holds none of its ReplicaSets (the plan is then
+	// what the controller would do if there were none).
+	Assumes string `json:"assumes,omitempty"`
 }
 
 // Action is one write of the next sync.
@@ -194,6 +206,7 @@ func Explain(s *snapshot.Snapshot, o Options) *Report {
 		r.Ignored = s.Ignored
 	}
 	r.OtherNamespaces = s.OtherNamespaces
+	r.Notes = s.Notes
 	sx := newSelectorIndex(s)
 	for _, ro := range s.Rollouts() {
 		r.Deployments = append(r.Deployments, explainOne(sx, &ro, r.Now))
@@ -227,7 +240,47 @@ func explainOne(sx *selectorIndex, ro *snapshot.Rollout, now time.Time) Deployme
 		}
 	}
 	out.Blockers = blockers(sx, ro, &out, p, newRS, res, now)
+	out.Missing = missing(ro)
+	if len(ro.ReplicaSets) == 0 && countsPods(&d.Status) {
+		out.NextSync.Assumes = "no replica set"
+	}
 	return out
+}
+
+// countsPods reports whether a Deployment's status counts pods.
+func countsPods(st *appsv1.DeploymentStatus) bool {
+	return st.Replicas > 0 || st.UpdatedReplicas > 0 || st.ReadyReplicas > 0 || st.AvailableReplicas > 0
+}
+
+// missing says what the snapshot lacks of ro: ReplicaSets its status
+// counts pods of, pods its ReplicaSets count (as when it was taken with
+// kubectl get deploy, or deploy,rs, instead of deploy,rs,pods).
+func missing(ro *snapshot.Rollout) []string {
+	d := ro.Deployment
+	get := fmt.Sprintf("kubectl get deploy,rs,pods -n %s -o yaml", d.Namespace)
+	if len(ro.ReplicaSets) == 0 {
+		if !countsPods(&d.Status) {
+			return nil
+		}
+		return []string{fmt.Sprintf("the snapshot holds none of its replica sets, but its status counts %d pods (updated %d, available %d): "+
+			"it is incomplete, and the next sync below is what the controller would do if there were none; for the real one: %s",
+			d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.AvailableReplicas, get)}
+	}
+	have := map[string]int{}
+	for _, p := range ro.Pods {
+		have[metav1.GetControllerOfNoCopy(p).Name]++
+	}
+	var without []string
+	for _, rs := range ro.ReplicaSets {
+		if rs.Status.Replicas > 0 && have[rs.Name] == 0 {
+			without = append(without, fmt.Sprintf("%s (%d)", rs.Name, rs.Status.Replicas))
+		}
+	}
+	if len(without) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("the snapshot holds no pod of replica sets that count pods: %s: why pods are not available cannot be read from them; for the pods: %s",
+		strings.Join(without, ", "), get)}
 }
 
 func revNum(s string) int {

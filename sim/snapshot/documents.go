@@ -17,8 +17,10 @@ import (
 // where it starts and, for a List, the lines where its items start (nil
 // when they could not be found).
 type document struct {
-	json      []byte
-	line      int
+	json []byte
+	line int
+	// lastLine is the document's last line with content (0 when unknown).
+	lastLine  int
 	itemLines []int
 	// items, when not nil, are the List's items converted one by one
 	// (json then holds the rest of the List, items null).
@@ -36,19 +38,24 @@ func yamlDocuments(lines []string) ([]document, error) {
 			return nil
 		}
 		first := start + 1 + leadingBlank(lines[start:end])
+		last := end - trailingBlank(lines[start:end])
 		if d, ok := splitList(lines[start:end], start); ok {
-			d.line = first
+			d.line, d.lastLine = first, last
 			docs = append(docs, d)
 			return nil
 		}
 		js, err := yaml.YAMLToJSONStrict([]byte(text))
 		if err != nil {
-			return yamlError(err, start)
+			return yamlError(err, start, last)
 		}
 		if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
 			return nil
 		}
-		docs = append(docs, document{json: js, line: first, itemLines: yamlItemLines(lines[start:end], start)})
+		itemLines := yamlItemLines(lines[start:end], start)
+		if js = bytes.TrimSpace(js); len(js) > 0 && js[0] == '[' {
+			itemLines = sequenceLines(lines[start:end], start)
+		}
+		docs = append(docs, document{json: js, line: first, lastLine: last, itemLines: itemLines})
 		return nil
 	}
 	for i, l := range lines {
@@ -80,6 +87,39 @@ func leadingBlank(lines []string) int {
 	return n
 }
 
+// trailingBlank counts the blank and comment lines after a document's
+// last content line.
+func trailingBlank(lines []string) int {
+	n := 0
+	for i := len(lines) - 1; i >= 0; i-- {
+		t := strings.TrimSpace(lines[i])
+		if t != "" && !strings.HasPrefix(t, "#") {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// sequenceLines finds the lines where the entries of a top-level block
+// sequence start ("- " at the first entry's indentation); offset is the
+// document's first line (0-based).
+func sequenceLines(lines []string, offset int) []int {
+	var out []int
+	indent := -1
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if !strings.HasPrefix(t, "-") || strings.HasPrefix(t, "---") {
+			continue
+		}
+		if ind := len(l) - len(t); indent < 0 || ind == indent {
+			indent = ind
+			out = append(out, offset+i+1)
+		}
+	}
+	return out
+}
+
 func stripComments(text string) string {
 	var b strings.Builder
 	for _, l := range strings.Split(text, "\n") {
@@ -93,12 +133,24 @@ func stripComments(text string) string {
 var yamlLine = regexp.MustCompile(`^(?:yaml: )?(?:unmarshal errors:\s*)?line (\d+): `)
 
 // yamlError turns the YAML parser's error into one with the line in the
-// whole input (the parser counts from the document's first line).
-func yamlError(err error, offset int) error {
+// whole input (the parser counts from the document's first line, offset
+// 0-based), and says what a syntax error in kubectl's output, which is
+// valid YAML, means: the paste was cut short when the error is at its last
+// line (last, 1-based), else a line was broken.
+func yamlError(err error, offset, last int) error {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
 	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
 		n, _ := strconv.Atoi(msg[m[2]:m[3]])
-		return fmt.Errorf("line %d: %s", n+offset, msg[m[1]:])
+		line, text := n+offset, msg[m[1]:]
+		hint := ""
+		switch {
+		case strings.Contains(text, "already set in map"):
+		case line >= last:
+			hint = ": the input ends there: if it is a paste of kubectl's output, it looks truncated"
+		default:
+			hint = ": if this is a paste of kubectl's output, which is valid YAML, this line looks broken (cut, wrapped or re-indented)"
+		}
+		return fmt.Errorf("line %d: %s%s", line, text, hint)
 	}
 	if offset > 0 {
 		return fmt.Errorf("document starting at line %d: %s", offset+1, msg)
@@ -207,12 +259,19 @@ func jsonDocuments(data []byte) ([]document, error) {
 		} else if err != nil {
 			return nil, jsonError(data, off, err)
 		}
-		docs = append(docs, document{json: raw, line: lineAt(data, off), itemLines: jsonItemLines(data, off, raw)})
+		itemLines := jsonItemLines(data, off, raw)
+		if len(raw) > 0 && raw[0] == '[' {
+			itemLines = jsonArrayLines(data, off, raw)
+		}
+		docs = append(docs, document{json: raw, line: lineAt(data, off), lastLine: lineAt(data, dec.InputOffset()), itemLines: itemLines})
 	}
 }
 
 // jsonError names the line of a JSON syntax error.
 func jsonError(data []byte, start int64, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("line %d: invalid JSON: the input ends (at line %d) inside the value that starts here: if it is a paste of kubectl's output, it looks truncated", lineAt(data, start), lineAt(data, int64(len(data))))
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fmt.Errorf("line %d: invalid JSON: %v", lineAt(data, start+se.Offset), se)
@@ -258,6 +317,25 @@ func jsonItemLines(data []byte, base int64, raw []byte) []int {
 		return out
 	}
 	return nil
+}
+
+// jsonArrayLines finds the lines of the entries of raw, a JSON array that
+// starts at offset base of data.
+func jsonArrayLines(data []byte, base int64, raw []byte) []int {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil
+	}
+	var out []int
+	for dec.More() {
+		off := skipSpace(raw, dec.InputOffset())
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return nil
+		}
+		out = append(out, lineAt(data, base+off))
+	}
+	return out
 }
 
 // skipSpace moves off past white space and a comma in data.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deploymath/deploymath/rollout"
 	"github.com/deploymath/deploymath/rollout/defaulting"
+	"github.com/deploymath/deploymath/sim/internal/apivalidation"
 	"github.com/deploymath/deploymath/sim/internal/yamlline"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -30,11 +31,26 @@ type builder struct {
 type header struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
-	Metadata   struct {
+	// Metadata is nil when the object has none.
+	Metadata *struct {
 		Name      string `json:"name"`
 		Namespace string `json:"namespace"`
 	} `json:"metadata"`
 	Items json.RawMessage `json:"items"`
+}
+
+func (h *header) name() string {
+	if h.Metadata == nil {
+		return ""
+	}
+	return h.Metadata.Name
+}
+
+func (h *header) namespace() string {
+	if h.Metadata == nil {
+		return ""
+	}
+	return h.Metadata.Namespace
 }
 
 // kinds are the kinds read, with the apiVersion each must have.
@@ -50,23 +66,30 @@ var kinds = map[string]string{
 	"ResourceQuota": "v1",
 }
 
-// removed are the versions of Deployment and ReplicaSet that Kubernetes
-// v1.37 no longer serves, with the release that stopped serving them.
-var removed = map[string]string{
-	"extensions/v1beta1": "1.16",
-	"apps/v1beta1":       "1.16",
-	"apps/v1beta2":       "1.16",
-}
-
 func (b *builder) document(d document) error {
 	src := Source{b.file, d.line}
 	var h header
 	if err := json.Unmarshal(d.json, &h); err != nil {
 		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "" && te.Value == "array" {
+			// A sequence of objects: read as a List's items.
+			var items []json.RawMessage
+			if json.Unmarshal(d.json, &items) != nil {
+				return errorAt(src, nil, errNotObject)
+			}
+			raw := make([][]byte, len(items))
+			for i := range items {
+				raw[i] = items[i]
+			}
+			return b.listItems(src, &header{APIVersion: "v1", Kind: "List"}, raw, d.itemLines)
+		}
 		if errors.As(err, &te) && te.Field == "" {
 			return errorAt(src, nil, errNotObject)
 		}
 		return errorAt(src, nil, fieldError(err))
+	}
+	if h.Kind == "" && h.Items != nil && h.APIVersion != "" {
+		return errorAt(src, nil, truncatedList(d.lastLine))
 	}
 	if d.items != nil && (h.Kind == "List" || strings.HasSuffix(h.Kind, "List")) {
 		return b.listItems(src, &h, d.items, d.itemLines)
@@ -82,7 +105,7 @@ func (b *builder) document(d document) error {
 func (b *builder) list(src Source, h *header, itemLines []int) error {
 	var items []json.RawMessage
 	if err := json.Unmarshal(h.Items, &items); err != nil {
-		return errorAt(src, &Ref{Kind: h.Kind, Name: h.Metadata.Name}, errors.New("items: want a list of objects"))
+		return errorAt(src, &Ref{Kind: h.Kind, Name: h.name()}, errors.New("items: want a list of objects"))
 	}
 	raw := make([][]byte, len(items))
 	for i := range items {
@@ -131,8 +154,13 @@ func (b *builder) object(src Source, raw []byte, h *header, kind, version string
 	if h.APIVersion == "" && h.Kind == kind {
 		h.APIVersion = version
 	}
-	ref := Ref{Kind: h.Kind, Namespace: h.Metadata.Namespace, Name: h.Metadata.Name}
+	ref := Ref{Kind: h.Kind, Namespace: h.namespace(), Name: h.name()}
 	if h.Kind == "" {
+		if h.APIVersion == "" {
+			if what := fragment(raw); what != "" {
+				return errorAt(src, nil, errors.New(what))
+			}
+		}
 		return errorAt(src, nil, errors.New("kind: required value (want Deployment, ReplicaSet, Pod, ConfigMap, Secret, Node, ResourceQuota or a List of them)"))
 	}
 	want, ok := kinds[h.Kind]
@@ -150,16 +178,32 @@ func (b *builder) object(src Source, raw []byte, h *header, kind, version string
 			ref.Namespace = metav1.NamespaceDefault
 		}
 	}
+	var note string
 	if h.APIVersion != want {
-		if since, old := removed[h.APIVersion]; old && want == "apps/v1" {
-			return errorAt(src, &ref, fmt.Errorf("apiVersion: %s %s is not served since Kubernetes %s; this tool models v1.37: convert it to %s (kubectl convert, or change apiVersion and add spec.selector)", h.APIVersion, h.Kind, since, want))
+		switch kinds, old := oldVersions[h.APIVersion]; {
+		case old && kinds[h.Kind]:
+			if h.Metadata == nil {
+				return errorAt(src, nil, withoutMetadata(h.Kind))
+			}
+			conv, n, err := convert(raw, h.Kind, h.APIVersion)
+			if err != nil {
+				return b.fieldErrorAt(src, ref, err)
+			}
+			raw, note, h.APIVersion = conv, n, want
+		case old && want == "apps/v1":
+			return errorAt(src, &ref, fmt.Errorf("apiVersion: %s has no %s: want %s", h.APIVersion, h.Kind, want))
 		}
+	}
+	if h.APIVersion != want {
 		if h.APIVersion == "" {
 			return errorAt(src, &ref, fmt.Errorf("apiVersion: required value (want %s)", want))
 		}
 		return errorAt(src, &ref, fmt.Errorf("apiVersion: unsupported value %q for %s: want %s", h.APIVersion, h.Kind, want))
 	}
-	if h.Metadata.Name == "" {
+	if h.Metadata == nil {
+		return errorAt(src, nil, withoutMetadata(h.Kind))
+	}
+	if h.name() == "" {
 		return errorAt(src, &ref, errors.New("metadata.name: required value"))
 	}
 	if h.Kind != "Node" && b.opts.Namespace != "" && ref.Namespace != b.opts.Namespace {
@@ -169,20 +213,35 @@ func (b *builder) object(src Source, raw []byte, h *header, kind, version string
 	if prev, dup := b.snap.sources[ref]; dup {
 		return errorAt(src, &ref, fmt.Errorf("given twice (first at line %d)", prev.Line))
 	}
-	if err := b.decode(raw, ref); err != nil {
-		if p := fieldPath(err.Error()); p != "" && b.lines != nil {
-			if l := yamlline.Find(b.lines, src.Line, p); l > 0 {
-				src.Line = l
-			}
-		}
-		return errorAt(src, &ref, err)
+	if note != "" {
+		b.note(src, ref, note)
+	}
+	if err := b.decode(raw, src, ref); err != nil {
+		return b.fieldErrorAt(src, ref, err)
 	}
 	b.snap.sources[ref] = src
 	return nil
 }
 
-// decode decodes raw into the typed object of ref.Kind and adds it.
-func (b *builder) decode(raw []byte, ref Ref) error {
+// fieldErrorAt is err of the object ref that starts at src, at the line
+// of the field it names when that can be found.
+func (b *builder) fieldErrorAt(src Source, ref Ref, err error) error {
+	if p := fieldPath(err.Error()); p != "" && b.lines != nil {
+		if l := yamlline.Find(b.lines, src.Line, p); l > 0 {
+			src.Line = l
+		}
+	}
+	return errorAt(src, &ref, err)
+}
+
+// note records what was done to read the object ref that starts at src.
+func (b *builder) note(src Source, ref Ref, text string) {
+	b.snap.Notes = append(b.snap.Notes, fmt.Sprintf("%s: %s: %s", src, ref, text))
+}
+
+// decode decodes raw, the object ref that starts at src, into the typed
+// object of ref.Kind, checks it as the API server would, and adds it.
+func (b *builder) decode(raw []byte, src Source, ref Ref) error {
 	s := b.snap
 	switch ref.Kind {
 	case "Deployment":
@@ -198,6 +257,17 @@ func (b *builder) decode(raw []byte, ref Ref) error {
 		if err := rollout.Validate(d); err != nil {
 			return oneLine(err)
 		}
+		if errs := apivalidation.PodTemplate(&d.Spec.Template, "spec.template"); len(errs) > 0 {
+			return refused(errs)
+		}
+		st := &d.Status
+		if st.AvailableReplicas > st.ReadyReplicas {
+			b.note(src, ref, readyNote(st.ReadyReplicas, st.AvailableReplicas))
+			st.ReadyReplicas = st.AvailableReplicas
+		}
+		if errs := apivalidation.DeploymentStatus(st); len(errs) > 0 {
+			return refused(errs)
+		}
 		s.Deployments = append(s.Deployments, d)
 	case "ReplicaSet":
 		rs := &appsv1.ReplicaSet{}
@@ -211,8 +281,16 @@ func (b *builder) decode(raw []byte, ref Ref) error {
 		if rs.Spec.Replicas == nil {
 			rs.Spec.Replicas = new(int32(1)) // the apps/v1 ReplicaSet default
 		}
-		if *rs.Spec.Replicas < 0 {
-			return fmt.Errorf("spec.replicas: invalid value %d: must be greater than or equal to 0", *rs.Spec.Replicas)
+		if errs := apivalidation.ReplicaSet(rs); len(errs) > 0 {
+			return refused(errs)
+		}
+		st := &rs.Status
+		if st.AvailableReplicas > st.ReadyReplicas {
+			b.note(src, ref, readyNote(st.ReadyReplicas, st.AvailableReplicas))
+			st.ReadyReplicas = st.AvailableReplicas
+		}
+		if errs := apivalidation.ReplicaSetStatus(st); len(errs) > 0 {
+			return refused(errs)
 		}
 		s.ReplicaSets = append(s.ReplicaSets, rs)
 	case "Pod":
@@ -253,9 +331,31 @@ func (b *builder) decode(raw []byte, ref Ref) error {
 	return nil
 }
 
+// refused renders the problems the API server's validation finds, in its
+// words, with what it means here.
+func refused(errs []apivalidation.Error) error {
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return fmt.Errorf("%s (the API server refuses such an object)", strings.Join(msgs, "; "))
+}
+
+// readyNote says why a status's readyReplicas was raised to its
+// availableReplicas.
+func readyNote(ready, available int32) string {
+	return fmt.Sprintf("status.readyReplicas %d is below status.availableReplicas %d, which the API server now refuses in a status write "+
+		"(a status written by a Kubernetes that did not report ready replicas?): read as readyReplicas %d, as the controllers' next status writes would report it", ready, available, available)
+}
+
 // strict decodes as the API server does with strict field validation:
 // case-sensitive, no unknown or duplicate fields.
 func strict(raw []byte, v any) error {
+	return strictAs(raw, v, fmt.Sprintf("Kubernetes v1.37's %T", v))
+}
+
+// strictAs is strict, naming what v is in errors about unknown fields.
+func strictAs(raw []byte, v any, what string) error {
 	errs, err := sigsjson.UnmarshalStrict(raw, v)
 	if err != nil {
 		return fieldError(err)
@@ -265,7 +365,7 @@ func strict(raw []byte, v any) error {
 		for i, e := range errs {
 			msgs[i] = e.Error()
 		}
-		return fmt.Errorf("%s (not a field of Kubernetes v1.37's %T; it would change the pod-template-hash)", strings.Join(msgs, "; "), v)
+		return fmt.Errorf("%s (not a field of %s; it would change the pod-template-hash)", strings.Join(msgs, "; "), what)
 	}
 	return nil
 }

@@ -58,6 +58,10 @@ type Snapshot struct {
 	// OtherNamespaces counts the objects skipped because they are not in
 	// [Options].Namespace.
 	OtherNamespaces int
+	// Notes say what was done to read an object as a v1.37 API server
+	// holds it, each naming the input, line and object: an object of an
+	// old apiVersion converted, a status made one the API server accepts.
+	Notes []string
 
 	sources map[Ref]Source
 }
