@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -284,12 +285,28 @@ func TestStateRefused(t *testing.T) {
 			rs := s.ReplicaSets[0].DeepCopy()
 			rs.Spec.Selector = nil
 			s.ReplicaSets[0] = rs
-		}, `state: ReplicaSet default/web-h1: field "spec.selector": required`},
+		}, `state: ReplicaSet default/web-h1: spec.selector: Required value (the API server refuses such an object)`},
 		{"template labels", func(s *State) {
 			rs := s.ReplicaSets[0].DeepCopy()
 			rs.Spec.Template.Labels = map[string]string{"app": "web"}
 			s.ReplicaSets[0] = rs
-		}, `state: ReplicaSet default/web-h1: field "spec.template.metadata.labels": map[app:web] does not match the selector app=web,pod-template-hash=h1`},
+		}, "state: ReplicaSet default/web-h1: spec.template.metadata.labels: Invalid value: app=web: `selector` does not match template `labels`"},
+		{"no containers", func(s *State) {
+			d := s.Deployments[0].DeepCopy()
+			d.Spec.Template.Spec.Containers = nil
+			s.Deployments[0] = d
+		}, "state: Deployment default/web: spec.template.spec.containers: Required value (the API server refuses such an object)"},
+		{"status", func(s *State) {
+			rs := s.ReplicaSets[0].DeepCopy()
+			rs.Status.AvailableReplicas = rs.Status.ReadyReplicas + 1
+			s.ReplicaSets[0] = rs
+		}, "state: ReplicaSet default/web-h1: status.availableReplicas: Invalid value: 3: cannot be greater than status.replicas; status.availableReplicas: Invalid value: 3: cannot be greater than readyReplicas"},
+		{"no replica sets", func(s *State) { s.ReplicaSets, s.Pods = nil, nil },
+			"state: Deployment default/web: status.replicas: the status counts 2 pods (available 2), but the state holds none of its ReplicaSets"},
+		{"where it was read", func(s *State) {
+			s.ReplicaSets, s.Pods = nil, nil
+			s.Source = func(kind, ns, name string) string { return fmt.Sprintf("state.yaml: line %d", len(kind+ns+name)) }
+		}, "state.yaml: line 20: Deployment default/web: status.replicas: the status counts 2 pods"},
 		{"pod names", func(s *State) {
 			p := s.Pods[0].DeepCopy()
 			p.Namespace = "other"

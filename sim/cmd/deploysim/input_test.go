@@ -93,7 +93,7 @@ func TestIsManifest(t *testing.T) {
 		{"{apiVersion: v1, kind: Pod}", true},
 		{"--- {kind: Pod}\n", true},
 		{"name: web\nsteps:\n- at: 1s\n  kind: x\n", false}, // kind below the top level
-		{"name: web\n---\nkind: Pod\n", false},               // the second document
+		{"name: web\n---\nkind: Pod\n", false},              // the second document
 		{`{"name": "web", "objects": [{"kind": "Deployment"}]}`, false},
 		{"{name: web, objects: [{kind: Deployment}]}", false},
 		{"", false},
@@ -101,5 +101,63 @@ func TestIsManifest(t *testing.T) {
 		if got := isManifest([]byte(tc.doc)); got != tc.want {
 			t.Errorf("isManifest(%q) = %v, want %v", tc.doc, got, tc.want)
 		}
+	}
+}
+
+// TestOneValidity: explain and a what-happens-next run read a dump
+// through the same checks, so they refuse the same dumps with the same
+// error, naming the file, the line and the field.
+func TestOneValidity(t *testing.T) {
+	dir := t.TempDir()
+	rs := func(spec string) string {
+		return "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: web-1\n  creationTimestamp: \"2026-11-23T10:00:00Z\"\n" + spec
+	}
+	deployment := func(containers string) string {
+		return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, creationTimestamp: "2026-11-23T10:00:00Z"}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: ` + containers + `
+status: {observedGeneration: 1}
+`
+	}
+	for _, tc := range []struct{ name, dump, want string }{
+		{"rs without spec", rs("status: {replicas: 0}\n"), "rs without spec.yaml: line 1: ReplicaSet default/web-1: spec.selector: Required value"},
+		{"rs without containers", rs("spec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"),
+			"rs without containers.yaml: line 8: ReplicaSet default/web-1: spec.template.spec.containers: Required value"},
+		{"deployment without containers", deployment("[]"), "deployment without containers.yaml: line 9: Deployment default/web: spec.template.spec.containers: Required value"},
+	} {
+		file := filepath.Join(dir, tc.name+".yaml")
+		if err := os.WriteFile(file, []byte(tc.dump), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"explain", file}, {file}} {
+			var out, errb bytes.Buffer
+			code := run(args, &out, &errb)
+			if code == 0 || !strings.Contains(errb.String(), filepath.Join(dir, tc.want)) {
+				t.Errorf("deploysim %s: exit %d, stderr:\n%s\nwant %s", strings.Join(args, " "), code, errb.String(), filepath.Join(dir, tc.want))
+			}
+		}
+	}
+}
+
+// TestIncompleteDumpRun: a what-happens-next run refuses a dump whose
+// Deployment's status counts pods but holds none of its ReplicaSets,
+// naming the file and the line; explain explains it, saying what the
+// dump lacks.
+func TestIncompleteDumpRun(t *testing.T) {
+	const paste = "../../../testdata/clusters/pastes/extensions-2016.yaml"
+	var out, errb bytes.Buffer
+	if code := run([]string{paste}, &out, &errb); code == 0 || !strings.Contains(errb.String(), paste+": line 4: Deployment default/nginx: status.replicas: the status counts 1 pods (available 1), but the state holds none of its ReplicaSets") {
+		t.Errorf("run: exit %d, stderr:\n%s", code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"explain", paste}, &out, &errb); code != 0 || !strings.Contains(out.String(), "  missing: the snapshot holds none of its replica sets") {
+		t.Errorf("explain: exit %d, stdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
 }

@@ -118,8 +118,15 @@ func stateOf(s *snapshot.Snapshot, now time.Time, name string) (*sim.State, erro
 	if now.IsZero() {
 		return nil, fmt.Errorf("%s: the state holds no time to start from: say when it was taken with -now (RFC 3339)", name)
 	}
-	return &sim.State{Now: now, Deployments: s.Deployments, ReplicaSets: s.ReplicaSets, Pods: s.Pods,
-		ConfigMaps: s.ConfigMaps, Secrets: s.Secrets, Nodes: s.Nodes, ResourceQuotas: s.ResourceQuotas}, nil
+	st := &sim.State{Now: now, Deployments: s.Deployments, ReplicaSets: s.ReplicaSets, Pods: s.Pods,
+		ConfigMaps: s.ConfigMaps, Secrets: s.Secrets, Nodes: s.Nodes, ResourceQuotas: s.ResourceQuotas, Notes: s.Notes,
+		Source: func(kind, namespace, name string) string { return s.Source(snapshot.Ref{Kind: kind, Namespace: namespace, Name: name}).String() }}
+	// Checked here, so that an error names the file and line without the
+	// scenario around it.
+	if err := st.Validate(); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // addObjects adds s's Deployments, ConfigMaps and Secrets to sc as
