@@ -120,7 +120,9 @@ func stateOf(s *snapshot.Snapshot, now time.Time, name string) (*sim.State, erro
 	}
 	st := &sim.State{Now: now, Deployments: s.Deployments, ReplicaSets: s.ReplicaSets, Pods: s.Pods,
 		ConfigMaps: s.ConfigMaps, Secrets: s.Secrets, Nodes: s.Nodes, ResourceQuotas: s.ResourceQuotas, Notes: s.Notes,
-		Source: func(kind, namespace, name string) string { return s.Source(snapshot.Ref{Kind: kind, Namespace: namespace, Name: name}).String() }}
+		Source: func(kind, namespace, name string) string {
+			return s.Source(snapshot.Ref{Kind: kind, Namespace: namespace, Name: name}).String()
+		}}
 	// Checked here, so that an error names the file and line without the
 	// scenario around it.
 	if err := st.Validate(); err != nil {
