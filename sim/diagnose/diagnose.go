@@ -175,8 +175,11 @@ const (
 	RecreateWaiting          = "RecreateWaiting"
 	ReplicaFailure           = "ReplicaFailure"
 	HashCollision            = "HashCollision"
-	AdoptsReplicaSets        = "AdoptsReplicaSets"
-	SelectorOverlap          = "SelectorOverlap"
+	// StaleDesiredReplicas: a ReplicaSet's desired-replicas annotation
+	// makes every sync a scaling event that writes nothing (stale.go).
+	StaleDesiredReplicas = "StaleDesiredReplicas"
+	AdoptsReplicaSets    = "AdoptsReplicaSets"
+	SelectorOverlap      = "SelectorOverlap"
 )
 
 // Blocker is one reason a rollout does not move, in plain words.
@@ -386,6 +389,11 @@ func blockers(sx *selectorIndex, ro *snapshot.Rollout, out *Deployment, p rollou
 			if t := a.Explain(); strings.Contains(t, "hash collision") {
 				add(Blocker{Reason: HashCollision, Message: t})
 			}
+		}
+	}
+	if incomplete {
+		if b, ok := staleBlocker(d, ro.ReplicaSets, newRS); ok {
+			add(b)
 		}
 	}
 	if incomplete && newRS != nil {
