@@ -337,8 +337,23 @@ func (c stateClock) shift(t metav1.Time) metav1.Time {
 	if t.IsZero() {
 		return t
 	}
-	return metav1.NewTime(Epoch.Add(t.Sub(c.now)))
+	return metav1.NewTime(Epoch.Add(c.at(t)))
 }
+
+// far reports whether t, set, lies more than the century at bounds the
+// run's times to from the state's moment (a time written by hand, or in
+// year 1): shift moves it to the bound.
+func (c stateClock) far(t metav1.Time) bool {
+	if t.IsZero() {
+		return false
+	}
+	d := t.Sub(c.now)
+	return d <= -century || d >= century
+}
+
+// century bounds the run's times of a state: an offset from time 0 that
+// time.Duration holds (±292 years) with room for differences.
+const century = 100 * 365 * 24 * time.Hour
 
 // at is t's offset from time 0, 0 for an unset time, and at most ±100
 // years, so that the differences the ranking takes cannot overflow.
@@ -346,7 +361,6 @@ func (c stateClock) at(t metav1.Time) time.Duration {
 	if t.IsZero() {
 		return 0
 	}
-	const century = 100 * 365 * 24 * time.Hour
 	return min(max(t.Sub(c.now), -century), century)
 }
 
@@ -394,6 +408,15 @@ func (s *Sim) loadState(st *State) {
 		d.Status.Conditions = slices.Clone(d.Status.Conditions)
 		for i := range d.Status.Conditions {
 			c := &d.Status.Conditions[i]
+			for _, f := range []struct {
+				name string
+				t    metav1.Time
+			}{{"lastUpdateTime", c.LastUpdateTime}, {"lastTransitionTime", c.LastTransitionTime}} {
+				if clk.far(f.t) {
+					s.note("state: deployment %s: condition %s's %s %s is 100 years or more from the state's moment: taken as 100 years %s it",
+						d.Name, c.Type, f.name, f.t.UTC().Format(time.RFC3339), map[bool]string{true: "before", false: "after"}[f.t.Time.Before(clk.now)])
+				}
+			}
 			c.LastUpdateTime, c.LastTransitionTime = clk.shift(c.LastUpdateTime), clk.shift(c.LastTransitionTime)
 		}
 		key := objKey(d.Namespace, d.Name)

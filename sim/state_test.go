@@ -469,3 +469,33 @@ func BenchmarkStateRollout(b *testing.B) {
 		}
 	}
 }
+
+// TestStateFarTimes: a condition time the state leaves unset (year 1)
+// prints as never set, not as the saturated difference from year 1
+// (t=-2562047h47m16.854775808s); one set 100 years or more from the
+// state's moment is taken as 100 years before it, with a note.
+func TestStateFarTimes(t *testing.T) {
+	for _, tc := range []struct {
+		at   metav1.Time
+		want []string
+	}{
+		{metav1.Time{}, []string{"(updated t=0s, changed never (unset))"}},
+		{metav1.NewTime(time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)), []string{
+			"# state: deployment web: condition Progressing's lastTransitionTime 0001-01-01T00:00:01Z is 100 years or more from the state's moment: taken as 100 years before it",
+			"(updated t=0s, changed t=-876000h0m0s)"}},
+	} {
+		w := newStateWorld(2, 2, 0)
+		w.d.Status.Conditions[1].LastTransitionTime = tc.at
+		sc := NewScenario("far").WithState(w.state())
+		sc.Until = Duration(time.Second)
+		res, err := Run(sc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range tc.want {
+			if text := res.Text(); !strings.Contains(text, want) || strings.Contains(text, "2562047h") {
+				t.Errorf("trace lacks %q:\n%s", want, text)
+			}
+		}
+	}
+}
