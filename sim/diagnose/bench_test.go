@@ -13,12 +13,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// genDump writes, as `kubectl get deploy,rs,pods -o yaml` of a v1.37
-// cluster prints it (a List, without managedFields), n Deployments of 3
-// replicas in one namespace, each with its ReplicaSet and 3 running,
-// ready pods; every tenth is mid-rollout with maxSurge 1 and
-// maxUnavailable 0: a new ReplicaSet of 2 pods (one not ready) beside the
-// old one with 2, nothing can move until the new pod is ready.
+// genDump writes a dump of n Deployments of 3 replicas in one namespace,
+// each with its ReplicaSet and 3 running, ready pods; every tenth is
+// mid-rollout with maxSurge 1 and maxUnavailable 0: a new ReplicaSet of 2
+// pods (one not ready) beside the old one with 2, and nothing can move
+// until the new pod is ready (31,000 pods for 10,000 Deployments). full
+// writes every field kubectl prints for objects of a v1.37 cluster
+// (without managedFields): about 11 KB per Deployment with its
+// ReplicaSet and pods. Otherwise the objects hold what explain and a run
+// read (metadata, owner references, spec, the status counts and
+// conditions, the pods' phase, Ready condition and node): about 4 KB.
 func genDump(n int, full bool) []byte {
 	var b strings.Builder
 	b.Grow(n * 12 << 10)
@@ -38,19 +42,23 @@ func genDump(n int, full bool) []byte {
 				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
 				Template: corev1.PodTemplateSpec{
 					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
-					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: image,
-						Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}}},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: image, Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}}},
 				},
 			},
 		})
 		hash := hashing.PodTemplateHash(&d.Spec.Template, nil)
 		uid := fmt.Sprintf("00000000-0000-4000-8000-%012d", 3*i)
-		gen, rev := 1, 1
+		gen, progressing, counts := 1, "has successfully progressed.\n      reason: NewReplicaSetAvailable", "availableReplicas: 3\n    %s\n    readyReplicas: 3\n    replicas: 3\n%s    updatedReplicas: 3"
 		if rolling {
-			gen, rev = 2, 2
+			gen, progressing, counts = 2, "is progressing.\n      reason: ReplicaSetUpdated", "availableReplicas: 3\n    %s\n    readyReplicas: 3\n    replicas: 4\n%s    unavailableReplicas: 1\n    updatedReplicas: 2"
 		}
-		status := fmt.Sprintf(`    availableReplicas: 3
-    conditions:
+		opt := func(s string) string {
+			if full {
+				return s
+			}
+			return ""
+		}
+		conditions := fmt.Sprintf(`conditions:
     - lastTransitionTime: %q
       lastUpdateTime: %q
       message: Deployment has minimum availability.
@@ -59,39 +67,11 @@ func genDump(n int, full bool) []byte {
       type: Available
     - lastTransitionTime: %q
       lastUpdateTime: %q
-      message: ReplicaSet "%s-%s" has successfully progressed.
-      reason: NewReplicaSetAvailable
+      message: ReplicaSet "%s-%s" %s
       status: "True"
       type: Progressing
-    observedGeneration: %d
-    readyReplicas: 3
-    replicas: 3
-    terminatingReplicas: 0
-    updatedReplicas: 3
-`, ts, ts, ts, ts, name, hash, gen)
-		if rolling {
-			status = fmt.Sprintf(`    availableReplicas: 3
-    conditions:
-    - lastTransitionTime: %q
-      lastUpdateTime: %q
-      message: Deployment has minimum availability.
-      reason: MinimumReplicasAvailable
-      status: "True"
-      type: Available
-    - lastTransitionTime: %q
-      lastUpdateTime: %q
-      message: ReplicaSet "%s-%s" is progressing.
-      reason: ReplicaSetUpdated
-      status: "True"
-      type: Progressing
-    observedGeneration: 2
-    readyReplicas: 3
-    replicas: 4
-    terminatingReplicas: 0
-    unavailableReplicas: 1
-    updatedReplicas: 2
-`, ts, ts, ts, ts, name, hash)
-		}
+    observedGeneration: %d`, ts, ts, ts, ts, name, hash, progressing, gen)
+		status := fmt.Sprintf(counts, conditions, opt("    terminatingReplicas: 0\n"))
 		fmt.Fprintf(&b, `- apiVersion: apps/v1
   kind: Deployment
   metadata:
@@ -99,37 +79,30 @@ func genDump(n int, full bool) []byte {
       deployment.kubernetes.io/revision: "%d"
     creationTimestamp: %q
     generation: %d
-    labels:
-      app: %s
-    name: %s
+%s    name: %s
     namespace: bench
-    resourceVersion: "%d"
-    uid: %s
+%s    uid: %s
   spec:
-    progressDeadlineSeconds: 600
-    replicas: 3
-    revisionHistoryLimit: 10
-    selector:
+%s    replicas: 3
+%s    selector:
       matchLabels:
         app: %s
-    strategy:
-      rollingUpdate:
-        maxSurge: 25%%
-        maxUnavailable: 25%%
-      type: RollingUpdate
-    template:
+%s    template:
       metadata:
         labels:
           app: %s
       spec:
 %s  status:
-%s`, rev, ts, gen, name, name, 100+i, uid, name, name, podSpec(image, "        ", full), status)
+    %s
+`, gen, ts, gen, opt("    labels:\n      app: "+name+"\n"), name, opt(fmt.Sprintf("    resourceVersion: \"%d\"\n", 100+i)), uid,
+			opt("    progressDeadlineSeconds: 600\n"), opt("    revisionHistoryLimit: 10\n"), name,
+			opt("    strategy:\n      rollingUpdate:\n        maxSurge: 25%\n        maxUnavailable: 25%\n      type: RollingUpdate\n"), name, podSpec(image, "        ", full), status)
 		type rsw struct {
 			hash, image      string
 			rev, size, ready int
 			uid              string
 		}
-		rss := []rsw{{hash, image, rev, 3, 3, fmt.Sprintf("00000000-0000-4000-8000-%012d", 3*i+1)}}
+		rss := []rsw{{hash, image, gen, 3, 3, fmt.Sprintf("00000000-0000-4000-8000-%012d", 3*i+1)}}
 		if rolling {
 			old := d.DeepCopy()
 			old.Spec.Template.Spec.Containers[0].Image = name + ":1"
@@ -137,6 +110,10 @@ func genDump(n int, full bool) []byte {
 				{hashing.PodTemplateHash(&old.Spec.Template, nil), name + ":1", 1, 2, 2, fmt.Sprintf("00000000-0000-4000-8000-%012d", 3*i+1)},
 				{hash, image, 2, 2, 1, fmt.Sprintf("00000000-0000-4000-8000-%012d", 3*i+2)},
 			}
+		}
+		owner := func(kind, name, uid string) string {
+			return fmt.Sprintf("    ownerReferences:\n    - apiVersion: apps/v1\n%s      controller: true\n      kind: %s\n      name: %s\n      uid: %s\n",
+				opt("      blockOwnerDeletion: true\n"), kind, name, uid)
 		}
 		for _, rs := range rss {
 			rsName := name + "-" + rs.hash
@@ -148,21 +125,12 @@ func genDump(n int, full bool) []byte {
       deployment.kubernetes.io/max-replicas: "4"
       deployment.kubernetes.io/revision: "%d"
     creationTimestamp: %q
-    generation: 1
-    labels:
+%s    labels:
       app: %s
       pod-template-hash: %q
     name: %s
     namespace: bench
-    ownerReferences:
-    - apiVersion: apps/v1
-      blockOwnerDeletion: true
-      controller: true
-      kind: Deployment
-      name: %s
-      uid: %s
-    resourceVersion: "%d"
-    uid: %s
+%s%s    uid: %s
   spec:
     replicas: %d
     selector:
@@ -177,39 +145,28 @@ func genDump(n int, full bool) []byte {
       spec:
 %s  status:
     availableReplicas: %d
-    fullyLabeledReplicas: %d
-    observedGeneration: 1
+%s    observedGeneration: 1
     readyReplicas: %d
     replicas: %d
-    terminatingReplicas: 0
-`, rs.rev, ts, name, rs.hash, rsName, name, uid, 100+i, rs.uid, rs.size, name, rs.hash, name, rs.hash,
-				podSpec(rs.image, "        ", full), rs.ready, rs.size, rs.ready, rs.size)
+%s`, rs.rev, ts, opt("    generation: 1\n"), name, rs.hash, rsName, owner("Deployment", name, uid), opt(fmt.Sprintf("    resourceVersion: \"%d\"\n", 100+i)), rs.uid,
+				rs.size, name, rs.hash, name, rs.hash, podSpec(rs.image, "        ", full),
+				rs.ready, opt(fmt.Sprintf("    fullyLabeledReplicas: %d\n", rs.size)), rs.ready, rs.size, opt("    terminatingReplicas: 0\n"))
 			for k := range rs.size {
-				ready := k < rs.ready
 				fmt.Fprintf(&b, `- apiVersion: v1
   kind: Pod
   metadata:
     creationTimestamp: %q
-    generateName: %s-
-    generation: 1
-    labels:
+%s    labels:
       app: %s
       pod-template-hash: %q
     name: %s-p%d
     namespace: bench
-    ownerReferences:
-    - apiVersion: apps/v1
-      blockOwnerDeletion: true
-      controller: true
-      kind: ReplicaSet
-      name: %s
-      uid: %s
-    resourceVersion: "%d"
-    uid: %s-%d
+%s%s    uid: %s-%d
   spec:
 %s    nodeName: node-%d
 %s  status:
-%s`, ts, rsName, name, rs.hash, rsName, k, rsName, rs.uid, 100+i, rs.uid, k, podSpec(rs.image, "    ", full), (i+k)%100, podExtra(full), podStatus(rs.image, ready, ts, full))
+%s`, ts, opt("    generateName: "+rsName+"-\n    generation: 1\n"), name, rs.hash, rsName, k, owner("ReplicaSet", rsName, rs.uid),
+					opt(fmt.Sprintf("    resourceVersion: \"%d\"\n", 100+i)), rs.uid, k, podSpec(rs.image, "    ", full), (i+k)%100, podExtra(full), podStatus(rs.image, k < rs.ready, ts, full))
 			}
 		}
 	}
@@ -278,16 +235,9 @@ func podStatus(image string, ready bool, ts string, full bool) string {
     - lastTransitionTime: %q
       status: %s
       type: Ready
-    containerStatuses:
-    - name: main
-      ready: %s
-      restartCount: 0
-      state:
-        running:
-          startedAt: %q
     phase: Running
     startTime: %q
-`, ts, cond, r, ts, ts)
+`, ts, cond, ts)
 	}
 	return fmt.Sprintf(`    conditions:
     - lastProbeTime: null

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/deploymath/deploymath/sim/internal/kubeyaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -25,6 +26,9 @@ type document struct {
 	// items, when not nil, are the List's items converted one by one
 	// (json then holds the rest of the List, items null).
 	items [][]byte
+	// tops are, for each item (or, with one entry, for the document),
+	// what kubeyaml read of its top-level fields; nil when not read so.
+	tops []*kubeyaml.Top
 }
 
 // yamlDocuments splits YAML input (its lines, each with its newline) at its "---" lines and converts each
@@ -33,9 +37,8 @@ func yamlDocuments(lines []string) ([]document, error) {
 	var docs []document
 	start := 0 // index of the first line of the current document
 	flush := func(end int) error {
-		text := strings.Join(lines[start:end], "")
-		if strings.TrimSpace(stripComments(text)) == "" {
-			return nil
+		if leadingBlank(lines[start:end]) == end-start {
+			return nil // blank lines and comments only
 		}
 		first := start + 1 + leadingBlank(lines[start:end])
 		last := end - trailingBlank(lines[start:end])
@@ -44,9 +47,14 @@ func yamlDocuments(lines []string) ([]document, error) {
 			docs = append(docs, d)
 			return nil
 		}
-		js, err := yaml.YAMLToJSONStrict([]byte(text))
+		var top kubeyaml.Top
+		tops := []*kubeyaml.Top{&top}
+		js, err := kubeyaml.ConvertObject(nil, lines[start:end], 0, &top)
 		if err != nil {
-			return yamlError(err, start, last)
+			tops = nil
+			if js, err = yaml.YAMLToJSONStrict([]byte(strings.Join(lines[start:end], ""))); err != nil {
+				return yamlError(err, start, last)
+			}
 		}
 		if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
 			return nil
@@ -55,7 +63,7 @@ func yamlDocuments(lines []string) ([]document, error) {
 		if js = bytes.TrimSpace(js); len(js) > 0 && js[0] == '[' {
 			itemLines = sequenceLines(lines[start:end], start)
 		}
-		docs = append(docs, document{json: js, line: first, lastLine: last, itemLines: itemLines})
+		docs = append(docs, document{json: js, line: first, lastLine: last, itemLines: itemLines, tops: tops})
 		return nil
 	}
 	for i, l := range lines {
@@ -118,16 +126,6 @@ func sequenceLines(lines []string, offset int) []int {
 		}
 	}
 	return out
-}
-
-func stripComments(text string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(text, "\n") {
-		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "#") {
-			b.WriteString(t)
-		}
-	}
-	return b.String()
 }
 
 var yamlLine = regexp.MustCompile(`^(?:yaml: )?(?:unmarshal errors:\s*)?line (\d+): `)
@@ -222,13 +220,40 @@ func splitList(lines []string, offset int) (document, bool) {
 	if json.Unmarshal(hj, &probe) != nil || !bytes.Equal(bytes.TrimSpace(probe.Items), []byte("null")) {
 		return document{}, false
 	}
-	d := document{json: hj, itemLines: itemLines, items: make([][]byte, 0, len(itemLines))}
-	for k, start := range itemLines {
+	d := document{json: hj, itemLines: itemLines, items: make([][]byte, len(itemLines)), tops: make([]*kubeyaml.Top, len(itemLines))}
+	item := func(k int) []string {
 		end := to
 		if k+1 < len(itemLines) {
 			end = itemLines[k+1] - 1 - offset
 		}
-		item := lines[start-1-offset : end]
+		return lines[itemLines[k]-1-offset : end]
+	}
+	// Each item as kubeyaml converts it (on every core for a large List),
+	// then the others as go-yaml does.
+	convertItem := func(k int) {
+		item := item(k)
+		first := item[0]
+		col := len(first) - len(strings.TrimLeft(first, " ")) + 1
+		for col < len(first) && first[col] == ' ' {
+			col++
+		}
+		top := &kubeyaml.Top{}
+		if js, err := kubeyaml.ConvertObject(nil, item, col, top); err == nil {
+			d.items[k], d.tops[k] = js, top
+		}
+	}
+	if len(itemLines) >= parallelItems {
+		parallel(len(itemLines), convertItem)
+	} else {
+		for k := range itemLines {
+			convertItem(k)
+		}
+	}
+	for k := range itemLines {
+		if d.items[k] != nil {
+			continue
+		}
+		item := item(k)
 		firstLine := item[0]
 		ind := len(firstLine) - len(strings.TrimLeft(firstLine, " "))
 		var b strings.Builder
@@ -240,7 +265,7 @@ func splitList(lines []string, offset int) (document, bool) {
 		if err != nil {
 			return document{}, false
 		}
-		d.items = append(d.items, ij)
+		d.items[k] = ij
 	}
 	return d, true
 }

@@ -7,12 +7,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/deploymath/deploymath/rollout"
-	"github.com/deploymath/deploymath/rollout/defaulting"
 	"github.com/deploymath/deploymath/sim/internal/apivalidation"
+	"github.com/deploymath/deploymath/sim/internal/kubeyaml"
 	"github.com/deploymath/deploymath/sim/internal/yamlline"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	sigsjson "sigs.k8s.io/json"
 )
@@ -37,6 +34,27 @@ type header struct {
 		Namespace string `json:"namespace"`
 	} `json:"metadata"`
 	Items json.RawMessage `json:"items"`
+}
+
+// headerOf fills h from top, what kubeyaml read of an object's top-level
+// fields; false when it cannot (top is nil or Odd).
+func headerOf(top *kubeyaml.Top, h *header) bool {
+	if top == nil || top.Odd {
+		return false
+	}
+	*h = header{APIVersion: top.APIVersion, Kind: top.Kind}
+	if top.Metadata {
+		h.Metadata = &struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		}{top.Name, top.Namespace}
+	}
+	if top.Items {
+		// Only whether there are items is read of an item (a List in a
+		// List is refused).
+		h.Items = json.RawMessage("[]")
+	}
+	return true
 }
 
 func (h *header) name() string {
@@ -81,7 +99,7 @@ func (b *builder) document(d document) error {
 			for i := range items {
 				raw[i] = items[i]
 			}
-			return b.listItems(src, &header{APIVersion: "v1", Kind: "List"}, raw, d.itemLines)
+			return b.listItems(src, &header{APIVersion: "v1", Kind: "List"}, raw, d.itemLines, nil)
 		}
 		if errors.As(err, &te) && te.Field == "" {
 			return errorAt(src, nil, errNotObject)
@@ -92,12 +110,12 @@ func (b *builder) document(d document) error {
 		return errorAt(src, nil, truncatedList(d.lastLine))
 	}
 	if d.items != nil && (h.Kind == "List" || strings.HasSuffix(h.Kind, "List")) {
-		return b.listItems(src, &h, d.items, d.itemLines)
+		return b.listItems(src, &h, d.items, d.itemLines, d.tops)
 	}
 	if h.Kind == "List" || strings.HasSuffix(h.Kind, "List") && h.Items != nil {
 		return b.list(src, &h, d.itemLines)
 	}
-	return b.object(src, d.json, &h, "", "")
+	return b.object(src, d.json, &h, "", "", nil)
 }
 
 // list reads the items of a List (kind List, or a typed list such as
@@ -111,11 +129,15 @@ func (b *builder) list(src Source, h *header, itemLines []int) error {
 	for i := range items {
 		raw[i] = items[i]
 	}
-	return b.listItems(src, h, raw, itemLines)
+	return b.listItems(src, h, raw, itemLines, nil)
 }
 
-// listItems reads the items of a List.
-func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []int) error {
+// listItems reads the items of a List; tops, when not nil, hold what
+// kubeyaml read of each item's top-level fields (nil for an item it did
+// not convert). A large List's items are decoded on every core first
+// (decodeItems); then, one by one in order, checked and added, so that
+// the result and the first error are those of a reading in order.
+func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []int, tops []*kubeyaml.Top) error {
 	if h.Kind == "List" && h.APIVersion != "v1" {
 		return errorAt(src, nil, fmt.Errorf("apiVersion: List of apiVersion %q: want v1", h.APIVersion))
 	}
@@ -126,19 +148,34 @@ func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []i
 	if h.Kind != "List" {
 		kind, version = strings.TrimSuffix(h.Kind, "List"), h.APIVersion
 	}
-	for i, raw := range items {
+	srcOf := func(i int) Source {
 		isrc := src
 		if itemLines != nil {
 			isrc.Line = itemLines[i]
 		}
+		return isrc
+	}
+	heads, pre := b.decodeItems(items, tops, kind, version, srcOf)
+	for i, raw := range items {
+		isrc := srcOf(i)
 		var ih header
-		if err := json.Unmarshal(raw, &ih); err != nil {
-			return errorAt(isrc, nil, fmt.Errorf("items[%d]: %w", i, errNotObject))
+		switch {
+		case heads != nil && heads[i].ok:
+			ih = heads[i].h
+		case i < len(tops) && headerOf(tops[i], &ih):
+		default:
+			if err := json.Unmarshal(raw, &ih); err != nil {
+				return errorAt(isrc, nil, fmt.Errorf("items[%d]: %w", i, errNotObject))
+			}
 		}
 		if ih.Kind == "List" || strings.HasSuffix(ih.Kind, "List") && ih.Items != nil {
 			return errorAt(isrc, nil, fmt.Errorf("items[%d]: a %s inside a List is not supported", i, ih.Kind))
 		}
-		if err := b.object(isrc, raw, &ih, kind, version); err != nil {
+		var d *decoded
+		if pre != nil {
+			d = pre[i]
+		}
+		if err := b.object(isrc, raw, &ih, kind, version, d); err != nil {
 			return err
 		}
 	}
@@ -146,8 +183,9 @@ func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []i
 }
 
 // object reads one object. kind and version are a typed list's, for items
-// that omit theirs.
-func (b *builder) object(src Source, raw []byte, h *header, kind, version string) error {
+// that omit theirs; pre, when not nil, is the object decoded already
+// (from raw, for ref: see listItems).
+func (b *builder) object(src Source, raw []byte, h *header, kind, version string, pre *decoded) error {
 	if h.Kind == "" {
 		h.Kind = kind
 	}
@@ -216,9 +254,14 @@ func (b *builder) object(src Source, raw []byte, h *header, kind, version string
 	if note != "" {
 		b.note(src, ref, note)
 	}
-	if err := b.decode(raw, src, ref); err != nil {
-		return b.fieldErrorAt(src, ref, err)
+	d := pre
+	if d == nil || note != "" {
+		d = decodeObject(raw, src, ref)
 	}
+	if d.err != nil {
+		return b.fieldErrorAt(src, ref, d.err)
+	}
+	b.add(d)
 	b.snap.sources[ref] = src
 	return nil
 }
@@ -237,98 +280,6 @@ func (b *builder) fieldErrorAt(src Source, ref Ref, err error) error {
 // note records what was done to read the object ref that starts at src.
 func (b *builder) note(src Source, ref Ref, text string) {
 	b.snap.Notes = append(b.snap.Notes, fmt.Sprintf("%s: %s: %s", src, ref, text))
-}
-
-// decode decodes raw, the object ref that starts at src, into the typed
-// object of ref.Kind, checks it as the API server would, and adds it.
-func (b *builder) decode(raw []byte, src Source, ref Ref) error {
-	s := b.snap
-	switch ref.Kind {
-	case "Deployment":
-		d := &appsv1.Deployment{}
-		if err := strict(raw, d); err != nil {
-			return err
-		}
-		d.Namespace = ref.Namespace
-		d = rollout.Default(d)
-		if d.Generation == 0 {
-			d.Generation = 1 // never stored: the API server's create gives 1
-		}
-		if err := rollout.Validate(d); err != nil {
-			return oneLine(err)
-		}
-		if errs := apivalidation.PodTemplate(&d.Spec.Template, "spec.template"); len(errs) > 0 {
-			return refused(errs)
-		}
-		st := &d.Status
-		if st.AvailableReplicas > st.ReadyReplicas {
-			b.note(src, ref, readyNote(st.ReadyReplicas, st.AvailableReplicas))
-			st.ReadyReplicas = st.AvailableReplicas
-		}
-		if errs := apivalidation.DeploymentStatus(st); len(errs) > 0 {
-			return refused(errs)
-		}
-		s.Deployments = append(s.Deployments, d)
-	case "ReplicaSet":
-		rs := &appsv1.ReplicaSet{}
-		if err := strict(raw, rs); err != nil {
-			return err
-		}
-		rs.Namespace = ref.Namespace
-		if t := defaulting.PodTemplate(&rs.Spec.Template); t != nil {
-			rs.Spec.Template = *t
-		}
-		if rs.Spec.Replicas == nil {
-			rs.Spec.Replicas = new(int32(1)) // the apps/v1 ReplicaSet default
-		}
-		if errs := apivalidation.ReplicaSet(rs); len(errs) > 0 {
-			return refused(errs)
-		}
-		st := &rs.Status
-		if st.AvailableReplicas > st.ReadyReplicas {
-			b.note(src, ref, readyNote(st.ReadyReplicas, st.AvailableReplicas))
-			st.ReadyReplicas = st.AvailableReplicas
-		}
-		if errs := apivalidation.ReplicaSetStatus(st); len(errs) > 0 {
-			return refused(errs)
-		}
-		s.ReplicaSets = append(s.ReplicaSets, rs)
-	case "Pod":
-		p := &corev1.Pod{}
-		if err := lenient(raw, p); err != nil {
-			return err
-		}
-		p.Namespace = ref.Namespace
-		s.Pods = append(s.Pods, p)
-	case "ConfigMap":
-		c := &corev1.ConfigMap{}
-		if err := lenient(raw, c); err != nil {
-			return err
-		}
-		c.Namespace = ref.Namespace
-		s.ConfigMaps = append(s.ConfigMaps, c)
-	case "Secret":
-		c := &corev1.Secret{}
-		if err := lenient(raw, c); err != nil {
-			return err
-		}
-		c.Namespace = ref.Namespace
-		s.Secrets = append(s.Secrets, c)
-	case "Node":
-		n := &corev1.Node{}
-		if err := lenient(raw, n); err != nil {
-			return err
-		}
-		s.Nodes = append(s.Nodes, n)
-	case "ResourceQuota":
-		q := &corev1.ResourceQuota{}
-		if err := lenient(raw, q); err != nil {
-			return err
-		}
-		q.Namespace = ref.Namespace
-		s.ResourceQuotas = append(s.ResourceQuotas, q)
-	}
-	return nil
 }
 
 // refused renders the problems the API server's validation finds, in its

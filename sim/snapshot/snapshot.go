@@ -158,13 +158,21 @@ func byNamespaceName[T metav1.Object](a, b T) int {
 }
 
 func (s *Snapshot) sort() {
-	slices.SortFunc(s.Deployments, byNamespaceName)
-	slices.SortFunc(s.ReplicaSets, byNamespaceName)
-	slices.SortFunc(s.Pods, byNamespaceName)
-	slices.SortFunc(s.ConfigMaps, byNamespaceName)
-	slices.SortFunc(s.Secrets, byNamespaceName)
-	slices.SortFunc(s.Nodes, byNamespaceName)
-	slices.SortFunc(s.ResourceQuotas, byNamespaceName)
+	sortByNamespaceName(s.Deployments)
+	sortByNamespaceName(s.ReplicaSets)
+	sortByNamespaceName(s.Pods)
+	sortByNamespaceName(s.ConfigMaps)
+	sortByNamespaceName(s.Secrets)
+	sortByNamespaceName(s.Nodes)
+	sortByNamespaceName(s.ResourceQuotas)
+}
+
+// sortByNamespaceName sorts objs by namespace and name, stably; a dump
+// as kubectl prints it is sorted already, which one pass finds.
+func sortByNamespaceName[T metav1.Object](objs []T) {
+	if !slices.IsSortedFunc(objs, byNamespaceName) {
+		slices.SortStableFunc(objs, byNamespaceName)
+	}
 }
 
 // Latest is the latest instant recorded in the snapshot, the best guess of
