@@ -12,6 +12,7 @@ import (
 
 	"github.com/deploymath/deploymath/sim/internal/cluster"
 	"github.com/deploymath/deploymath/sim/internal/inputlimit"
+	"github.com/deploymath/deploymath/sim/internal/yamlline"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -267,8 +268,18 @@ func ParseScenario(data []byte) (*Scenario, error) {
 	if err := inputlimit.Check(data, "", inputlimit.Scenario); err != nil {
 		return nil, err
 	}
+	if err := textErrors(data); err != nil {
+		return nil, err
+	}
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
+		if strings.Contains(err.Error(), "unsupported value") {
+			// A YAML float JSON has no number for (.nan, .inf).
+			lines := strings.SplitAfter(string(data), "\n")
+			if line, v := yamlline.NonJSONNumber(lines); line > 0 {
+				return nil, atLine(lines, line, fmt.Sprintf("%s is not a number a scenario can hold (YAML's %s): want a number such as 0.5", v, map[bool]string{true: "NaN", false: "infinity"}[strings.Contains(strings.ToLower(v), "nan")]))
+			}
+		}
 		// The YAML parser's message carries the line; duplicate keys come
 		// as "yaml: unmarshal errors:\n  line N: key ... already set in
 		// map", one line per key: keep it on one line.

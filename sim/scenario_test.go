@@ -177,3 +177,39 @@ func TestTraceCap(t *testing.T) {
 		t.Errorf("text lacks the truncation line:\n%s", txt)
 	}
 }
+
+// TestScenarioTextErrors: what the decoders refuse without saying where
+// (a NaN, bytes that are not UTF-8, flow collections nested too deep,
+// an object given twice, a Deployment without containers) is refused
+// with the line and the field.
+func TestScenarioTextErrors(t *testing.T) {
+	const deployment = `objects:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec:
+    replicas: 2
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec: {containers: [{name: web, image: "web:1"}]}
+`
+	for _, tc := range []struct{ name, doc, want string }{
+		{"NaN", "name: x\ncluster:\n  failures:\n  - image: web:2\n    mode: crashloop\n    probability: .nan\n" + deployment,
+			`line 6: field "cluster.failures[0].probability": .nan is not a number a scenario can hold (YAML's NaN): want a number such as 0.5`},
+		{"infinity", "name: x\ncluster:\n  writeConflicts: -.inf\n" + deployment,
+			`line 3: field "cluster.writeConflicts": -.inf is not a number a scenario can hold (YAML's infinity)`},
+		{"not UTF-8", "name: x\ndescription: \"caf\xe9\"\n" + deployment, `line 2: field "description": byte 0xe9 at column 18 is not UTF-8: a scenario is UTF-8 text`},
+		{"deep", "name: x\ndescription: " + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + "\n" + deployment,
+			`line 2: field "description": [ and { nested more than 1000 deep at column 1014 (inputlimit.MaxNesting)`},
+		{"twice", deployment + strings.Replace(deployment, "objects:\n", "", 1),
+			`line 13: field "objects[1].metadata.name": Deployment default/web is given twice (first as objects[0]): the API server refuses the second (deployments.apps "web" already exists)`},
+		{"no containers", strings.Replace(deployment, `[{name: web, image: "web:1"}]`, "[]", 1),
+			`line 10: field "objects[0].spec.template.spec.containers": Required value (the API server refuses such a Deployment)`},
+	} {
+		_, err := ParseScenario([]byte(tc.doc))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+}

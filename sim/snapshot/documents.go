@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/deploymath/deploymath/sim/internal/kubeyaml"
+	"github.com/deploymath/deploymath/sim/internal/yamlline"
 	"sigs.k8s.io/yaml"
 )
 
@@ -53,6 +54,9 @@ func yamlDocuments(lines []string) ([]document, error) {
 		if err != nil {
 			tops = nil
 			if js, err = yaml.YAMLToJSONStrict([]byte(strings.Join(lines[start:end], ""))); err != nil {
+				if line, v := yamlline.NonJSONNumber(lines[start:end]); line > 0 && strings.Contains(err.Error(), "unsupported value") {
+					return fmt.Errorf("line %d: %s is not a number JSON, and so an object, can hold", start+line, v)
+				}
 				return yamlError(err, start, last)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/sim/internal/inputlimit"
+	"github.com/deploymath/deploymath/sim/internal/yamlline"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -131,6 +132,12 @@ func Parse(data []byte, name string, o Options) (*Snapshot, error) {
 	}
 	if err := inputlimit.Check(data, name, inputlimit.State); err != nil {
 		return nil, err
+	}
+	if line, col, c := yamlline.InvalidUTF8(data); line > 0 {
+		return nil, fmt.Errorf("%s: line %d: byte 0x%02x at column %d is not UTF-8: kubectl prints UTF-8 text", name, line, c, col)
+	}
+	if line, col := inputlimit.Nesting(data); line > 0 {
+		return nil, fmt.Errorf("%s: line %d: [ and { nested more than %d deep at column %d (inputlimit.MaxNesting)", name, line, inputlimit.MaxNesting, col)
 	}
 	b := &builder{file: name, opts: o, snap: &Snapshot{Ignored: map[string]int{}, sources: map[Ref]Source{}}}
 	var docs []document
