@@ -10,6 +10,7 @@ import (
 	"github.com/deploymath/deploymath/rollout"
 	"github.com/deploymath/deploymath/rollout/defaulting"
 	"github.com/deploymath/deploymath/sim/internal/apiserver"
+	"github.com/deploymath/deploymath/sim/internal/apivalidation"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -137,6 +138,13 @@ func (s *Sim) writeDeployment(ki *kindInfo, d *appsv1.Deployment, verb writeVerb
 	dd := rollout.Default(d)
 	if err := rollout.Validate(dd); err != nil {
 		return nil, apierrors.NewInvalid(ki.gvk.GroupKind(), d.Name, field.ErrorList{field.Invalid(field.NewPath("spec"), nil, err.Error())})
+	}
+	if errs := apivalidation.PodTemplate(&dd.Spec.Template, "spec.template"); len(errs) > 0 {
+		fe := field.Invalid(field.NewPath(errs[0].Field), nil, errs[0].Detail)
+		if errs[0].Detail == "Required value" {
+			fe = field.Required(field.NewPath(errs[0].Field), "")
+		}
+		return nil, apierrors.NewInvalid(ki.gvk.GroupKind(), d.Name, field.ErrorList{fe})
 	}
 	if n := replicas(dd); n > MaxReplicas {
 		return nil, tooManyReplicas(ki, d.Name, n)

@@ -49,7 +49,7 @@ func (s *Sim) syncDeployment(k *wqItem) {
 			before = s.checks.capture(d.Namespace, d.Name)
 		}
 		if err := s.apply(a); err != nil {
-			s.explainSync(d, res, i)
+			s.explainSync(d, rss, res, i)
 			// upstream recorded the events that precede the failed write
 			s.recordEvents(d, res.Events, i)
 			s.note("sync %s: action %d of %d (%s) failed: %v", d.Name, i+1, len(res.Actions), actionName(a), err)
@@ -60,7 +60,7 @@ func (s *Sim) syncDeployment(k *wqItem) {
 			s.checks.afterAction(before, a, s.checks.capture(d.Namespace, d.Name))
 		}
 	}
-	s.explainSync(d, res, len(res.Actions))
+	s.explainSync(d, rss, res, len(res.Actions))
 	s.recordEvents(d, res.Events, len(res.Actions))
 	if res.Stop != "" {
 		s.stopped(d.Name, res)

@@ -158,7 +158,7 @@ func (c *deploymentController) Reconcile(ctx *Context, req Request) (ReconcileRe
 			before = s.checks.capture(d.Namespace, d.Name)
 		}
 		if err := c.write(cl, a); err != nil {
-			s.explainSync(&d, res, i)
+			s.explainSync(&d, snap.ReplicaSets, res, i)
 			s.recordEvents(&d, res.Events, i)
 			s.note("sync %s: action %d of %d (%s) failed: %v", d.Name, i+1, len(res.Actions), actionName(a), err)
 			return ReconcileResult{}, errSyncFailed
@@ -167,7 +167,7 @@ func (c *deploymentController) Reconcile(ctx *Context, req Request) (ReconcileRe
 			s.checks.afterAction(before, a, s.checks.capture(d.Namespace, d.Name))
 		}
 	}
-	s.explainSync(&d, res, len(res.Actions))
+	s.explainSync(&d, snap.ReplicaSets, res, len(res.Actions))
 	s.recordEvents(&d, res.Events, len(res.Actions))
 	if res.Stop != "" {
 		s.stopped(d.Name, res)

@@ -3,10 +3,14 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/deploymath/deploymath/hashing"
+	"github.com/deploymath/deploymath/revision"
 	"github.com/deploymath/deploymath/rollout"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Sync is one sync of the Deployment controller as [Options].Explain
@@ -40,13 +44,13 @@ type Sync struct {
 	seq int
 }
 
-// explainSync records, with [Options].Explain, a sync of d whose first
-// applied actions of res the API server accepted. A sync that wrote
-// nothing is recorded only while d's rollout is incomplete, with the
-// plan's notes on why nothing moved or, when it has none, what the
-// rollout waits for; and only once in an instant with the same notes. A
-// sync that ended before its first write is the frame's stop or note.
-func (s *Sim) explainSync(d *appsv1.Deployment, res *rollout.Result, applied int) {
+// explainSync records, with [Options].Explain, a sync of d, which read
+// rss, whose first applied actions of res the API server accepted. A sync
+// that wrote nothing is recorded only while d's rollout is incomplete,
+// with the plan's notes on why nothing moved or, when it has none, what
+// the rollout waits for; and only once in an instant with the same notes.
+// A sync that ended before its first write is the frame's stop or note.
+func (s *Sim) explainSync(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, res *rollout.Result, applied int) {
 	if !s.opts.Explain || s.opts.NoTrace {
 		return
 	}
@@ -56,7 +60,7 @@ func (s *Sim) explainSync(d *appsv1.Deployment, res *rollout.Result, applied int
 	f := s.frame()
 	x := Sync{Deployment: d.Name, Notes: res.Notes, Stopped: res.Stop != "", Failed: applied < len(res.Actions), AfterNotes: len(f.Notes)}
 	if applied == 0 && len(x.Notes) == 0 {
-		x.Waiting = waitingFor(d, &res.Status)
+		x.Waiting = waitingFor(d, rss, &res.Status)
 	}
 	if applied == 0 && !x.Stopped && !x.Failed {
 		// The same answer twice in one instant says nothing new.
@@ -77,9 +81,15 @@ func (s *Sim) explainSync(d *appsv1.Deployment, res *rollout.Result, applied int
 }
 
 // waitingFor says, in numbers, what a sync that wrote nothing and noted
-// nothing waits for: a paused Deployment, or its pods.
-func waitingFor(d *appsv1.Deployment, st *appsv1.DeploymentStatus) string {
+// nothing waits for: a paused Deployment, a stale desired-replicas
+// annotation, or its pods. rss are the ReplicaSets the sync read.
+func waitingFor(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, st *appsv1.DeploymentStatus) string {
 	counts := fmt.Sprintf("replicas %d, updated %d of %d, available %d", st.Replicas, st.UpdatedReplicas, replicas(d), st.AvailableReplicas)
+	if rs, v := staleDesired(d, rss); rs != nil {
+		return fmt.Sprintf("a scaling event that changes nothing, at every sync: replica set %s has %s %q but spec.replicas is %d, and already has %d replicas, "+
+			"so the sync ends before the rollout, which never starts (remove the annotation: kubectl annotate rs %s -n %s %s-) (%s)",
+			rs.Name, revision.DesiredReplicasAnnotation, strconv.Itoa(int(v)), replicas(d), replicas(d), rs.Name, namespaceOf(d.Namespace), revision.DesiredReplicasAnnotation, counts)
+	}
 	switch {
 	case d.Spec.Paused:
 		return "the deployment is paused (" + counts + ")"
@@ -87,6 +97,34 @@ func waitingFor(d *appsv1.Deployment, st *appsv1.DeploymentStatus) string {
 		return "waiting for old pods to stop (" + counts + ")"
 	}
 	return "waiting for pods to become available (" + counts + ")"
+}
+
+// staleDesired finds what keeps a rollout from starting in upstream's
+// sync (as sim/diagnose's StaleDesiredReplicas does for a dump): the one
+// active ReplicaSet of d, already at spec.replicas and not of d's
+// template, whose desired-replicas annotation v says otherwise, so that
+// every sync is a scaling event that writes nothing. nil when there is
+// none.
+func staleDesired(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (*appsv1.ReplicaSet, int32) {
+	if d.Spec.Paused || d.Annotations[appsv1.DeprecatedRollbackTo] != "" {
+		return nil, 0
+	}
+	var active *appsv1.ReplicaSet
+	n := 0
+	for _, rs := range rss {
+		if ref := metav1.GetControllerOfNoCopy(rs); ref == nil || ref.UID != d.UID || *rs.Spec.Replicas == 0 {
+			continue
+		}
+		active = rs
+		n++
+	}
+	if n != 1 || *active.Spec.Replicas != replicas(d) || hashing.EqualIgnoreHash(&active.Spec.Template, &d.Spec.Template) {
+		return nil, 0
+	}
+	if v, ok := revision.DesiredReplicas(active); ok && v != replicas(d) {
+		return active, v
+	}
+	return nil, 0
 }
 
 // wroteSomething reports whether one of syncs wrote something.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -106,5 +107,37 @@ func TestExplainJSON(t *testing.T) {
 		if scaleDown != 5 || stay == 0 || stopped != 2 {
 			t.Errorf("with Explain: %d scale-downs (want 5), %d notes on old replica sets staying (want some), %d stopped syncs (want 2)", scaleDown, stay, stopped)
 		}
+	}
+}
+
+// TestExplainStaleDesired: a state whose only active ReplicaSet, of the
+// old template and at spec.replicas, has a desired-replicas annotation
+// that says otherwise: every sync is a scaling event that writes nothing,
+// and -explain says so and names the fix, instead of "waiting for pods";
+// without the annotation the rollout starts.
+func TestExplainStaleDesired(t *testing.T) {
+	w := newStateWorld(3, 3, 0)
+	w.old.Annotations["deployment.kubernetes.io/desired-replicas"] = "2"
+	st := w.state()
+	st.ReplicaSets = st.ReplicaSets[:1] // only the old one
+	sc := NewScenario("stale").WithState(st)
+	sc.Until = Duration(time.Minute)
+	res, err := Run(sc, Options{Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `sync web wrote nothing: a scaling event that changes nothing, at every sync: replica set web-h1 has deployment.kubernetes.io/desired-replicas "2" but spec.replicas is 3, and already has 3 replicas, so the sync ends before the rollout, which never starts (remove the annotation: kubectl annotate rs web-h1 -n default deployment.kubernetes.io/desired-replicas-)`
+	if text := res.Text(); !strings.Contains(text, want) || res.Summary.ScalingSteps != 0 {
+		t.Errorf("trace lacks %q (or the rollout moved):\n%s", want, text)
+	}
+	delete(w.old.Annotations, "deployment.kubernetes.io/desired-replicas")
+	sc = NewScenario("fixed").WithState(st)
+	sc.Until = Duration(time.Minute)
+	res, err = Run(sc, Options{Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Text(); strings.Contains(text, "scaling event that changes nothing") || res.Summary.ScalingSteps == 0 {
+		t.Errorf("without the annotation the rollout should start:\n%s", text)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/deploymath/deploymath/sim/internal/inputlimit"
 	"github.com/deploymath/deploymath/sim/internal/yamlline"
 )
 
@@ -167,4 +168,28 @@ func pathOfLiteral(js, lit []byte) string {
 // the scenario's YAML; 0 when not found.
 func lineOf(src []byte, path string) int {
 	return yamlline.Find(strings.Split(string(src), "\n"), 1, path)
+}
+
+// textErrors finds what makes data no YAML text a decoder reads without
+// saying where: bytes that are not UTF-8, flow collections nested deeper
+// than inputlimit.MaxNesting. Each error names the line, the field and
+// the column.
+func textErrors(data []byte) error {
+	if line, col, b := yamlline.InvalidUTF8(data); line > 0 {
+		return atLine(strings.SplitAfter(string(data), "\n"), line, fmt.Sprintf("byte 0x%02x at column %d is not UTF-8: a scenario is UTF-8 text", b, col))
+	}
+	if line, col := inputlimit.Nesting(data); line > 0 {
+		return atLine(strings.SplitAfter(string(data), "\n"), line, fmt.Sprintf("[ and { nested more than %d deep at column %d (inputlimit.MaxNesting)", inputlimit.MaxNesting, col))
+	}
+	return nil
+}
+
+// atLine is the error msg at line of lines: `line 7: field
+// "cluster.failures[0].probability": msg`, without the field when the
+// line holds none.
+func atLine(lines []string, line int, msg string) error {
+	if p := yamlline.PathAt(lines, line); p != "" {
+		return fmt.Errorf("line %d: field %q: %s", line, p, msg)
+	}
+	return fmt.Errorf("line %d: %s", line, msg)
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/deploymath/deploymath/sim/internal/apivalidation"
 	"github.com/deploymath/deploymath/sim/internal/cluster"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -141,8 +142,8 @@ func (sc *Scenario) addObject(src []byte, path string, obj any, names map[string
 		if n := cluster.Replicas(o); n < 0 || n > MaxReplicas {
 			return withLine(src, fmt.Errorf("field %q: %d is outside 0 to %d (sim.MaxReplicas)", path+".spec.replicas", n, MaxReplicas))
 		}
-		if err := validReplicaSetSelector(o); err != nil {
-			return withLine(src, errors.New(strings.Replace(err.Error(), `field "`, `field "`+path+".", 1)))
+		if errs := apivalidation.ReplicaSet(o); len(errs) > 0 {
+			return withLine(src, fmt.Errorf("field %q: %s (the API server refuses such an object)", path+"."+errs[0].Field, errs[0].Detail))
 		}
 		atStart(&o.ObjectMeta)
 		st.ReplicaSets = append(st.ReplicaSets, o)

@@ -94,7 +94,7 @@ func TestScenarioReplicaSetPodNode(t *testing.T) {
 func TestScenarioObjectErrors(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{
 		{"replica set without selector", "name: x\nobjects:\n- apiVersion: apps/v1\n  kind: ReplicaSet\n  metadata: {name: a}\n  spec:\n    template: {metadata: {labels: {a: b}}}\n",
-			`field "objects[0].spec.selector": required`},
+			`field "objects[0].spec.selector": Required value (the API server refuses such an object)`},
 		{"unknown field of a pod", "name: x\nobjects:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  spec: {nodeNme: x}\n",
 			`line 6: unknown field "objects[0].spec.nodeNme"`},
 		{"built-in kind not supported", "name: x\nobjects:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a}\n",

@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/deploymath/deploymath/sim/internal/cluster"
+	"github.com/deploymath/deploymath/sim/internal/inputlimit"
+	"github.com/deploymath/deploymath/sim/internal/yamlline"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -112,9 +112,10 @@ type Scenario struct {
 // naming the limit, so that a run's memory and time stay bounded.
 const (
 	// MaxScenarioBytes is the size limit of a scenario file (and of
-	// [ParseScenario]'s input): 2 MiB, hundreds of times the bundled
-	// scenarios. Decoding YAML costs about 50 times the input in memory.
-	MaxScenarioBytes = 2 << 20
+	// [ParseScenario]'s input), as read and with its YAML aliases
+	// expanded: 2 MiB, hundreds of times the bundled scenarios. Decoding
+	// YAML costs about 50 times the input in memory.
+	MaxScenarioBytes = inputlimit.ScenarioMax
 	// MaxReplicas is the largest spec.replicas a simulated Deployment may
 	// have (in objects, apply steps and scale steps). The simulator models
 	// every pod; measured on a shared 2-core machine (sim/BENCHMARKS.md), a
@@ -235,19 +236,15 @@ func (r *FailureRule) matches(t *corev1.PodTemplateSpec) bool {
 }
 
 // LoadScenario reads and validates a scenario file. Files larger than
-// [MaxScenarioBytes] are refused without being read whole.
+// [MaxScenarioBytes] are refused without being read whole, and those
+// whose YAML aliases expand beyond it before they are decoded.
 func LoadScenario(path string) (*Scenario, error) {
-	f, err := os.Open(path)
+	data, err := inputlimit.ReadFile(path, inputlimit.Scenario)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxScenarioBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(data) > MaxScenarioBytes {
-		return nil, fmt.Errorf("%s: %w", path, errTooLarge)
+	if err := inputlimit.Check(data, path, inputlimit.Scenario); err != nil {
+		return nil, err
 	}
 	sc, err := ParseScenario(data)
 	if err != nil {
@@ -261,19 +258,28 @@ func LoadScenario(path string) (*Scenario, error) {
 	return sc, nil
 }
 
-var errTooLarge = fmt.Errorf("larger than the limit of %d bytes (%d MiB, sim.MaxScenarioBytes)", MaxScenarioBytes, MaxScenarioBytes>>20)
-
 // ParseScenario decodes and validates a scenario. Unknown fields,
 // duplicate keys, values of the wrong type and Deployments the API server
 // would refuse are errors; errors name the field path and, where it can be
 // found, the line. An empty (or null) document is an error, and so is
-// input larger than [MaxScenarioBytes].
+// input larger than [MaxScenarioBytes], as given or with its YAML aliases
+// expanded.
 func ParseScenario(data []byte) (*Scenario, error) {
-	if len(data) > MaxScenarioBytes {
-		return nil, errTooLarge
+	if err := inputlimit.Check(data, "", inputlimit.Scenario); err != nil {
+		return nil, err
+	}
+	if err := textErrors(data); err != nil {
+		return nil, err
 	}
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
+		if strings.Contains(err.Error(), "unsupported value") {
+			// A YAML float JSON has no number for (.nan, .inf).
+			lines := strings.SplitAfter(string(data), "\n")
+			if line, v := yamlline.NonJSONNumber(lines); line > 0 {
+				return nil, atLine(lines, line, fmt.Sprintf("%s is not a number a scenario can hold (YAML's %s): want a number such as 0.5", v, map[bool]string{true: "NaN", false: "infinity"}[strings.Contains(strings.ToLower(v), "nan")]))
+			}
+		}
 		// The YAML parser's message carries the line; duplicate keys come
 		// as "yaml: unmarshal errors:\n  line N: key ... already set in
 		// map", one line per key: keep it on one line.

@@ -55,7 +55,7 @@ func TestParseScenarioRefusals(t *testing.T) {
 		{"step after the default until", "name: x\nsteps:\n- at: 31m\n  pause: true\n", `line 3: field "steps[0].at": 31m0s is after the time limit (until 30m0s)`},
 		{"expect names no Deployment", "expect:\n  api: Complete\n" + oneDeployment, `line 2: field "expect.api": the scenario creates no Deployment "api"`},
 		{"expect, not an outcome", "expect:\n  web: Done\n" + oneDeployment, `line 2: field "expect.web": "Done" is not an outcome: want Complete, ProgressDeadlineExceeded or Incomplete`},
-		{"too large", "name: x\ndescription: " + strings.Repeat("x", MaxScenarioBytes) + "\n", "larger than the limit of 2097152 bytes (2 MiB, sim.MaxScenarioBytes)"},
+		{"too large", "name: x\ndescription: " + strings.Repeat("x", MaxScenarioBytes) + "\n", "2097174 bytes, above the limit of 2 MiB (2097152 bytes) for a scenario (sim.MaxScenarioBytes)"},
 	}
 	for _, c := range cases {
 		_, err := ParseScenario([]byte(c.src))
@@ -191,5 +191,41 @@ func TestTraceCap(t *testing.T) {
 	}
 	if diff := cmp.Diff(fullView.Trace.Final(), got.Final()); diff != "" {
 		t.Errorf("final state of the capped trace (-full view +capped):\n%s", diff)
+	}
+}
+
+// TestScenarioTextErrors: what the decoders refuse without saying where
+// (a NaN, bytes that are not UTF-8, flow collections nested too deep,
+// an object given twice, a Deployment without containers) is refused
+// with the line and the field.
+func TestScenarioTextErrors(t *testing.T) {
+	const deployment = `objects:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec:
+    replicas: 2
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec: {containers: [{name: web, image: "web:1"}]}
+`
+	for _, tc := range []struct{ name, doc, want string }{
+		{"NaN", "name: x\ncluster:\n  failures:\n  - image: web:2\n    mode: crashloop\n    probability: .nan\n" + deployment,
+			`line 6: field "cluster.failures[0].probability": .nan is not a number a scenario can hold (YAML's NaN): want a number such as 0.5`},
+		{"infinity", "name: x\ncluster:\n  writeConflicts: -.inf\n" + deployment,
+			`line 3: field "cluster.writeConflicts": -.inf is not a number a scenario can hold (YAML's infinity)`},
+		{"not UTF-8", "name: x\ndescription: \"caf\xe9\"\n" + deployment, `line 2: field "description": byte 0xe9 at column 18 is not UTF-8: a scenario is UTF-8 text`},
+		{"deep", "name: x\ndescription: " + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + "\n" + deployment,
+			`line 2: field "description": [ and { nested more than 1000 deep at column 1014 (inputlimit.MaxNesting)`},
+		{"twice", deployment + strings.Replace(deployment, "objects:\n", "", 1),
+			`line 13: field "objects[1].metadata.name": Deployment default/web is given twice (first as objects[0]): the API server refuses the second (deployments.apps "web" already exists)`},
+		{"no containers", strings.Replace(deployment, `[{name: web, image: "web:1"}]`, "[]", 1),
+			`line 10: field "objects[0].spec.template.spec.containers": Required value (the API server refuses such a Deployment)`},
+	} {
+		_, err := ParseScenario([]byte(tc.doc))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want)
+		}
 	}
 }

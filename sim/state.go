@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/apivalidation"
 	"github.com/deploymath/deploymath/sim/internal/cluster"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -71,6 +72,13 @@ type State struct {
 	// room. The scenario's cluster.nodes come first and win over a Node of
 	// the same name.
 	Nodes []*corev1.Node
+	// Source, when set, says where the object of a kind, namespace and
+	// name was read ("state.yaml: line 12"; "" when unknown), so that
+	// errors name it; sim/snapshot's Source gives it for a dump.
+	Source func(kind, namespace, name string) string
+	// Notes are said in the trace at time 0, before the run's own notes
+	// on the state: what was done to read it (sim/snapshot's Notes).
+	Notes []string
 }
 
 // WithState makes the run start from st, a copy of whose lists is kept,
@@ -89,28 +97,10 @@ func (sc *Scenario) WithState(st *State) *Scenario {
 	c := &State{Now: st.Now,
 		Deployments: slices.Clone(st.Deployments), ReplicaSets: slices.Clone(st.ReplicaSets), Pods: slices.Clone(st.Pods),
 		ConfigMaps: slices.Clone(st.ConfigMaps), Secrets: slices.Clone(st.Secrets), Nodes: slices.Clone(st.Nodes),
-		ResourceQuotas: slices.Clone(st.ResourceQuotas)}
+		ResourceQuotas: slices.Clone(st.ResourceQuotas), Source: st.Source, Notes: slices.Clone(st.Notes)}
 	sc.state = c
 	sc.validated = false
 	return sc
-}
-
-// validReplicaSetSelector checks what the API server's validation of a
-// ReplicaSet says of its selector: required, not empty, valid, and
-// matching the template's labels.
-func validReplicaSetSelector(rs *appsv1.ReplicaSet) error {
-	sel := rs.Spec.Selector
-	if sel == nil || len(sel.MatchLabels)+len(sel.MatchExpressions) == 0 {
-		return errors.New(`field "spec.selector": required (an empty selector selects everything)`)
-	}
-	s, err := metav1.LabelSelectorAsSelector(sel)
-	if err != nil {
-		return fmt.Errorf(`field "spec.selector": %w`, err)
-	}
-	if !s.Matches(labels.Set(rs.Spec.Template.Labels)) {
-		return fmt.Errorf(`field "spec.template.metadata.labels": %v does not match the selector %s`, rs.Spec.Template.Labels, s)
-	}
-	return nil
 }
 
 func sumReplicas(deps []*appsv1.Deployment) int64 {
@@ -125,18 +115,37 @@ func sumReplicas(deps []*appsv1.Deployment) int64 {
 // (the kubelet's default maxPods).
 const defaultNodePods = 110
 
-// stateRef names an object of the state in errors: "Deployment shop/web".
-func stateRef(kind string, m *metav1.ObjectMeta) string {
-	ns := m.Namespace
-	if ns == "" {
-		ns = metav1.NamespaceDefault
+// ref names an object of the state in errors: where it was read when
+// Source says ("state.yaml: line 12: Deployment shop/web"), else "state:
+// Deployment shop/web".
+func (st *State) ref(kind string, m *metav1.ObjectMeta) string {
+	ns := namespaceOf(m.Namespace)
+	where := "state"
+	if st.Source != nil {
+		if w := st.Source(kind, ns, m.Name); w != "" {
+			where = w
+		}
 	}
-	return fmt.Sprintf("state: %s %s/%s", kind, ns, m.Name)
+	return fmt.Sprintf("%s: %s %s/%s", where, kind, ns, m.Name)
 }
 
-// validate checks the state as New would refuse to load it, naming the
-// object and the field, and returns its Deployments, defaulted.
+// Validate checks the state as a run would before it starts, and refuses
+// it as the run would: objects the API server would refuse (the rules
+// sim/snapshot applies to a dump, so that a dump deploysim explain reads
+// is one a run reads), what the simulator cannot hold (its limits, two
+// pods of one name), and a Deployment whose status counts pods but none
+// of whose ReplicaSets the state holds (a run would start from a cluster
+// without them: the controller would create a new ReplicaSet and pods).
+// Each problem names the object (where it was read, with Source) and the
+// field.
+func (st *State) Validate() error {
+	_, err := st.validate()
+	return err
+}
+
+// validate is Validate, and returns the state's Deployments, defaulted.
 func (st *State) validate() ([]*appsv1.Deployment, error) {
+	stateRef := st.ref
 	var errs []error
 	if st.Now.IsZero() {
 		errs = append(errs, errors.New("state: field \"now\": required (the moment the state was taken)"))
@@ -176,6 +185,13 @@ func (st *State) validate() ([]*appsv1.Deployment, error) {
 			errs = append(errs, fmt.Errorf("%s: %s", stateRef("Deployment", &d.ObjectMeta), strings.ReplaceAll(err.Error(), "\n", "; ")))
 			continue
 		}
+		if e := apivalidation.PodTemplate(&dd.Spec.Template, "spec.template"); len(e) > 0 {
+			errs = append(errs, refusedObject(stateRef("Deployment", &d.ObjectMeta), e))
+			continue
+		}
+		if e := apivalidation.DeploymentStatus(&dd.Status); len(e) > 0 {
+			errs = append(errs, refusedObject(stateRef("Deployment", &d.ObjectMeta), e))
+		}
 		if total += int64(replicas(dd)); total > MaxTotalReplicas {
 			errs = append(errs, fmt.Errorf("%s: field \"spec.replicas\": the Deployments of the state have %d replicas in all, above the simulator's limit of %d (sim.MaxTotalReplicas)", stateRef("Deployment", &d.ObjectMeta), total, MaxTotalReplicas))
 		}
@@ -190,11 +206,17 @@ func (st *State) validate() ([]*appsv1.Deployment, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if n := cluster.Replicas(rs); n < 0 || n > MaxReplicas {
-			errs = append(errs, fmt.Errorf("%s: field \"spec.replicas\": %d is outside 0 to %d (sim.MaxReplicas)", stateRef("ReplicaSet", &rs.ObjectMeta), n, MaxReplicas))
+		if e := append(apivalidation.ReplicaSet(rs), apivalidation.ReplicaSetStatus(&rs.Status)...); len(e) > 0 {
+			errs = append(errs, refusedObject(stateRef("ReplicaSet", &rs.ObjectMeta), e))
+		} else if n := cluster.Replicas(rs); n > MaxReplicas {
+			errs = append(errs, fmt.Errorf("%s: spec.replicas: %d is above the simulator's limit of %d (sim.MaxReplicas)", stateRef("ReplicaSet", &rs.ObjectMeta), n, MaxReplicas))
 		}
-		if err := validReplicaSetSelector(rs); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", stateRef("ReplicaSet", &rs.ObjectMeta), err))
+	}
+	for _, d := range deps {
+		if c := d.Status; (c.Replicas > 0 || c.AvailableReplicas > 0 || c.UpdatedReplicas > 0) && !slices.ContainsFunc(st.ReplicaSets, func(rs *appsv1.ReplicaSet) bool { return rs != nil && heldBy(d, rs) }) {
+			errs = append(errs, fmt.Errorf("%s: status.replicas: the status counts %d pods (available %d), but the state holds none of its ReplicaSets: "+
+				"a run would start from a cluster without them, where the controller creates a new ReplicaSet and pods; give the whole state (kubectl get deploy,rs,pods -o yaml)",
+				stateRef("Deployment", &d.ObjectMeta), c.Replicas, c.AvailableReplicas))
 		}
 	}
 	names := map[string]string{} // pod name → reference: the simulator keys pods by name
@@ -249,6 +271,30 @@ func (st *State) validate() ([]*appsv1.Deployment, error) {
 	return deps, errors.Join(errs...)
 }
 
+// refusedObject renders the problems the API server's validation finds
+// in the object ref.
+func refusedObject(ref string, errs []apivalidation.Error) error {
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return fmt.Errorf("%s: %s (the API server refuses such an object)", ref, strings.Join(msgs, "; "))
+}
+
+// heldBy reports whether rs is d's, as its controller claims it: its
+// controller reference names d (by UID, or by name when neither has a
+// UID), or it is an orphan d's selector matches.
+func heldBy(d *appsv1.Deployment, rs *appsv1.ReplicaSet) bool {
+	if namespaceOf(rs.Namespace) != namespaceOf(d.Namespace) {
+		return false
+	}
+	if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
+		return ref.Kind == "Deployment" && (ref.UID == d.UID && d.UID != "" || ref.UID == "" && d.UID == "" && ref.Name == d.Name)
+	}
+	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	return err == nil && !sel.Empty() && sel.Matches(labels.Set(rs.Labels))
+}
+
 // stateNodes adds the state's nodes, and those its pods name, after the
 // scenario's.
 func (s *Sim) stateNodes(st *State) {
@@ -291,8 +337,23 @@ func (c stateClock) shift(t metav1.Time) metav1.Time {
 	if t.IsZero() {
 		return t
 	}
-	return metav1.NewTime(Epoch.Add(t.Sub(c.now)))
+	return metav1.NewTime(Epoch.Add(c.at(t)))
 }
+
+// far reports whether t, set, lies more than the century at bounds the
+// run's times to from the state's moment (a time written by hand, or in
+// year 1): shift moves it to the bound.
+func (c stateClock) far(t metav1.Time) bool {
+	if t.IsZero() {
+		return false
+	}
+	d := t.Sub(c.now)
+	return d <= -century || d >= century
+}
+
+// century bounds the run's times of a state: an offset from time 0 that
+// time.Duration holds (±292 years) with room for differences.
+const century = 100 * 365 * 24 * time.Hour
 
 // at is t's offset from time 0, 0 for an unset time, and at most ±100
 // years, so that the differences the ranking takes cannot overflow.
@@ -300,7 +361,6 @@ func (c stateClock) at(t metav1.Time) time.Duration {
 	if t.IsZero() {
 		return 0
 	}
-	const century = 100 * 365 * 24 * time.Hour
 	return min(max(t.Sub(c.now), -century), century)
 }
 
@@ -348,6 +408,15 @@ func (s *Sim) loadState(st *State) {
 		d.Status.Conditions = slices.Clone(d.Status.Conditions)
 		for i := range d.Status.Conditions {
 			c := &d.Status.Conditions[i]
+			for _, f := range []struct {
+				name string
+				t    metav1.Time
+			}{{"lastUpdateTime", c.LastUpdateTime}, {"lastTransitionTime", c.LastTransitionTime}} {
+				if clk.far(f.t) {
+					s.note("state: deployment %s: condition %s's %s %s is 100 years or more from the state's moment: taken as 100 years %s it",
+						d.Name, c.Type, f.name, f.t.UTC().Format(time.RFC3339), map[bool]string{true: "before", false: "after"}[f.t.Time.Before(clk.now)])
+				}
+			}
 			c.LastUpdateTime, c.LastTransitionTime = clk.shift(c.LastUpdateTime), clk.shift(c.LastTransitionTime)
 		}
 		key := objKey(d.Namespace, d.Name)
@@ -400,7 +469,7 @@ func (s *Sim) loadState(st *State) {
 		uidNum[p] = 1<<62 + uint64(i)
 	}
 	left := 0
-	starts, readies := map[*cluster.ReplicaSet]int{}, map[*cluster.ReplicaSet]int{}
+	starts, readies, held := map[*cluster.ReplicaSet]int{}, map[*cluster.ReplicaSet]int{}, map[*cluster.ReplicaSet]int{}
 	for _, pod := range st.Pods {
 		ref := metav1.GetControllerOfNoCopy(pod)
 		var rst *cluster.ReplicaSet
@@ -414,12 +483,16 @@ func (s *Sim) loadState(st *State) {
 			left++
 			continue
 		}
+		held[rst]++
 		switch s.c.LoadPod(pod, rst, uidNum[pod], clk.at) {
 		case cluster.AssumeStart:
 			starts[rst]++
 		case cluster.AssumeReady:
 			readies[rst]++
 		}
+	}
+	for _, n := range st.Notes {
+		s.note("state: %s", n)
 	}
 	for _, k := range s.st.DeploymentKeys {
 		d := s.st.Deployments[k]
@@ -429,6 +502,13 @@ func (s *Sim) loadState(st *State) {
 	// The assumptions about pods the state shows on their way, said where
 	// a reader of the trace sees them.
 	for _, r := range loaded {
+		if n := r.Obj.Status.Replicas; n > 0 && held[r] == 0 {
+			then := ""
+			if want := cluster.Replicas(r.Obj); want > 0 {
+				then = fmt.Sprintf(", and the ReplicaSet controller creates %d new ones", want)
+			}
+			s.note("state: replica set %s counts %d pods, none of which the state holds: the run starts without them%s (give the pods too: kubectl get deploy,rs,pods -o yaml)", r.Obj.Name, n, then)
+		}
 		if n := starts[r]; n > 0 {
 			s.note("state: replica set %s: %d pods not started yet: assumed to start after cluster.startup (%s–%s) and become ready as a new pod does", r.Obj.Name, n, time.Duration(s.sc.Cluster.Startup.Min), time.Duration(s.sc.Cluster.Startup.Max))
 		}

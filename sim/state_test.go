@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -284,12 +285,28 @@ func TestStateRefused(t *testing.T) {
 			rs := s.ReplicaSets[0].DeepCopy()
 			rs.Spec.Selector = nil
 			s.ReplicaSets[0] = rs
-		}, `state: ReplicaSet default/web-h1: field "spec.selector": required`},
+		}, `state: ReplicaSet default/web-h1: spec.selector: Required value (the API server refuses such an object)`},
 		{"template labels", func(s *State) {
 			rs := s.ReplicaSets[0].DeepCopy()
 			rs.Spec.Template.Labels = map[string]string{"app": "web"}
 			s.ReplicaSets[0] = rs
-		}, `state: ReplicaSet default/web-h1: field "spec.template.metadata.labels": map[app:web] does not match the selector app=web,pod-template-hash=h1`},
+		}, "state: ReplicaSet default/web-h1: spec.template.metadata.labels: Invalid value: app=web: `selector` does not match template `labels`"},
+		{"no containers", func(s *State) {
+			d := s.Deployments[0].DeepCopy()
+			d.Spec.Template.Spec.Containers = nil
+			s.Deployments[0] = d
+		}, "state: Deployment default/web: spec.template.spec.containers: Required value (the API server refuses such an object)"},
+		{"status", func(s *State) {
+			rs := s.ReplicaSets[0].DeepCopy()
+			rs.Status.AvailableReplicas = rs.Status.ReadyReplicas + 1
+			s.ReplicaSets[0] = rs
+		}, "state: ReplicaSet default/web-h1: status.availableReplicas: Invalid value: 3: cannot be greater than status.replicas; status.availableReplicas: Invalid value: 3: cannot be greater than readyReplicas"},
+		{"no replica sets", func(s *State) { s.ReplicaSets, s.Pods = nil, nil },
+			"state: Deployment default/web: status.replicas: the status counts 2 pods (available 2), but the state holds none of its ReplicaSets"},
+		{"where it was read", func(s *State) {
+			s.ReplicaSets, s.Pods = nil, nil
+			s.Source = func(kind, ns, name string) string { return fmt.Sprintf("state.yaml: line %d", len(kind+ns+name)) }
+		}, "state.yaml: line 20: Deployment default/web: status.replicas: the status counts 2 pods"},
 		{"pod names", func(s *State) {
 			p := s.Pods[0].DeepCopy()
 			p.Namespace = "other"
@@ -449,6 +466,36 @@ func BenchmarkStateRollout(b *testing.B) {
 		}
 		if o := res.Outcomes[0]; o.Outcome != OutcomeComplete {
 			b.Fatalf("outcome %s", o.Outcome)
+		}
+	}
+}
+
+// TestStateFarTimes: a condition time the state leaves unset (year 1)
+// prints as never set, not as the saturated difference from year 1
+// (t=-2562047h47m16.854775808s); one set 100 years or more from the
+// state's moment is taken as 100 years before it, with a note.
+func TestStateFarTimes(t *testing.T) {
+	for _, tc := range []struct {
+		at   metav1.Time
+		want []string
+	}{
+		{metav1.Time{}, []string{"(updated t=0s, changed never (unset))"}},
+		{metav1.NewTime(time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)), []string{
+			"# state: deployment web: condition Progressing's lastTransitionTime 0001-01-01T00:00:01Z is 100 years or more from the state's moment: taken as 100 years before it",
+			"(updated t=0s, changed t=-876000h0m0s)"}},
+	} {
+		w := newStateWorld(2, 2, 0)
+		w.d.Status.Conditions[1].LastTransitionTime = tc.at
+		sc := NewScenario("far").WithState(w.state())
+		sc.Until = Duration(time.Second)
+		res, err := Run(sc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range tc.want {
+			if text := res.Text(); !strings.Contains(text, want) || strings.Contains(text, "2562047h") {
+				t.Errorf("trace lacks %q:\n%s", want, text)
+			}
 		}
 	}
 }

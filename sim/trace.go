@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -264,7 +265,13 @@ func (s *Sim) endTrace() {
 }
 
 // offset formats a duration as a trace time ("t=1m30s").
-func offset(d time.Duration) string { return "t=" + d.String() }
+func offset(d time.Duration) string {
+	if d == math.MinInt64 {
+		// The offset of an unset time (year 1), as time.Time.Sub gives it.
+		return "never (unset)"
+	}
+	return "t=" + d.String()
+}
 
 // DescribeTrace renders the whole trace as text. Stops are one line each
 // ([DescribeStop]), or their full text for a run with [Options].FullStops.

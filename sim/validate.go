@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/rollout"
+	"github.com/deploymath/deploymath/sim/internal/apivalidation"
 	"github.com/deploymath/deploymath/sim/internal/cluster"
 	"github.com/deploymath/deploymath/sim/internal/yamlline"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // A scenario's validation: its objects decoded (kinds checked), its
@@ -79,7 +81,7 @@ func (sc *Scenario) validate(src []byte) error {
 		if r.Image == "" && len(r.Labels) == 0 {
 			return withLine(src, fmt.Errorf("field %q: a rule needs an image or labels", p+".image"))
 		}
-		if r.Probability != nil && (*r.Probability < 0 || *r.Probability > 1) {
+		if r.Probability != nil && !(*r.Probability >= 0 && *r.Probability <= 1) { // NaN too
 			return withLine(src, fmt.Errorf("field %q: must be between 0 and 1", p+".probability"))
 		}
 	}
@@ -89,11 +91,22 @@ func (sc *Scenario) validate(src []byte) error {
 		}
 	}
 	sc.deployments, sc.configMaps, sc.secrets, sc.objState, sc.custom = nil, nil, nil, nil, nil
-	var total int64 // replicas of the Deployments in objects
+	var total int64           // replicas of the Deployments in objects
+	given := map[string]int{} // kind namespace/name -> index in objects
 	for i, raw := range sc.Objects {
 		obj, err := decodeObject(src, raw, fmt.Sprintf("objects[%d]", i), true)
 		if err != nil {
 			return err
+		}
+		if m, ok := obj.(namespacedObject); ok && !isNode(obj) {
+			// Nodes are checked with cluster.nodes (addObject).
+			gvk := m.GetObjectKind().GroupVersionKind()
+			key := fmt.Sprintf("%s %s/%s", gvk.Kind, namespaceOf(m.GetNamespace()), m.GetName())
+			if first, dup := given[key]; dup {
+				return withLine(src, fmt.Errorf("field %q: %s is given twice (first as objects[%d]): the API server refuses the second (%s %q already exists)",
+					fmt.Sprintf("objects[%d].metadata.name", i), key, first, resourceOf(gvk), m.GetName()))
+			}
+			given[key] = i
 		}
 		if err := sc.addObject(src, fmt.Sprintf("objects[%d]", i), obj, names); err != nil {
 			return err
@@ -225,6 +238,18 @@ func errTooManyReplicas(field string, n int32) error {
 	return fmt.Errorf("field %q: %d replicas is above the simulator's limit of %d (sim.MaxReplicas)", field, n, MaxReplicas)
 }
 
+// namespacedObject is a built-in object as decodeObject gives it.
+type namespacedObject interface {
+	GetNamespace() string
+	GetName() string
+	GetObjectKind() schema.ObjectKind
+}
+
+func isNode(obj any) bool {
+	_, ok := obj.(*corev1.Node)
+	return ok
+}
+
 // validDeployment checks a Deployment of the scenario (at path) as the API
 // server would, after defaulting, and against [MaxReplicas]; errors name
 // the field and its line.
@@ -233,19 +258,21 @@ func validDeployment(src []byte, d *appsv1.Deployment, path string) error {
 	if n := replicas(dd); n > MaxReplicas {
 		return withLine(src, errTooManyReplicas(path+".spec.replicas", n))
 	}
-	err := rollout.Validate(dd)
-	if err == nil {
-		return nil
-	}
-	// rollout.Validate joins one "spec.field: message" line per problem.
+	// rollout.Validate joins one "spec.field: message" line per problem;
+	// then the pod template's containers, as the API server checks them.
 	var errs []error
-	for _, msg := range strings.Split(err.Error(), "\n") {
-		field, rest, ok := strings.Cut(msg, ": ")
-		if !ok || strings.ContainsAny(field, " \"") {
-			errs = append(errs, fmt.Errorf("%s: deployment %s: %s", path, d.Name, msg))
-			continue
+	if err := rollout.Validate(dd); err != nil {
+		for _, msg := range strings.Split(err.Error(), "\n") {
+			field, rest, ok := strings.Cut(msg, ": ")
+			if !ok || strings.ContainsAny(field, " \"") {
+				errs = append(errs, fmt.Errorf("%s: deployment %s: %s", path, d.Name, msg))
+				continue
+			}
+			errs = append(errs, withLine(src, fmt.Errorf("field %q: %s", path+"."+field, rest)))
 		}
-		errs = append(errs, withLine(src, fmt.Errorf("field %q: %s", path+"."+field, rest)))
+	}
+	for _, e := range apivalidation.PodTemplate(&dd.Spec.Template, "spec.template") {
+		errs = append(errs, withLine(src, fmt.Errorf("field %q: %s (the API server refuses such a Deployment)", path+"."+e.Field, e.Detail)))
 	}
 	return errors.Join(errs...)
 }

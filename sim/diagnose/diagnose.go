@@ -13,7 +13,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -47,6 +46,9 @@ type Report struct {
 	// OtherNamespaces counts the objects left out because they are not in
 	// the namespace asked for ([snapshot.Snapshot].OtherNamespaces).
 	OtherNamespaces int `json:"otherNamespaces,omitempty"`
+	// Notes say what was done to read the snapshot ([snapshot.Snapshot].Notes):
+	// objects of old apiVersions converted, statuses made valid.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Deployment is the diagnosis of one Deployment.
@@ -81,6 +83,10 @@ type Deployment struct {
 	// Blockers say why the rollout does not move (or moves less than it
 	// could); empty for a complete rollout with nothing wrong.
 	Blockers []Blocker `json:"blockers,omitempty"`
+	// Missing says what the snapshot lacks to explain the Deployment
+	// fully: ReplicaSets its status counts pods of, pods its ReplicaSets
+	// count. Empty for a whole dump.
+	Missing []string `json:"missing,omitempty"`
 }
 
 // Status is a Deployment's state in kubectl's words, with its counts.
@@ -141,6 +147,11 @@ type NextSync struct {
 	Stop string `json:"stop,omitempty"`
 	// Error is why the sync could not be planned, if it could not.
 	Error string `json:"error,omitempty"`
+	// Assumes is what the plan takes for granted that the snapshot does
+	// not say: "no replica set" when the Deployment's status counts pods
+	// but the snapshot holds none of its ReplicaSets (the plan is then
+	// what the controller would do if there were none).
+	Assumes string `json:"assumes,omitempty"`
 }
 
 // Action is one write of the next sync.
@@ -170,8 +181,11 @@ const (
 	RecreateWaiting          = "RecreateWaiting"
 	ReplicaFailure           = "ReplicaFailure"
 	HashCollision            = "HashCollision"
-	AdoptsReplicaSets        = "AdoptsReplicaSets"
-	SelectorOverlap          = "SelectorOverlap"
+	// StaleDesiredReplicas: a ReplicaSet's desired-replicas annotation
+	// makes every sync a scaling event that writes nothing (stale.go).
+	StaleDesiredReplicas = "StaleDesiredReplicas"
+	AdoptsReplicaSets    = "AdoptsReplicaSets"
+	SelectorOverlap      = "SelectorOverlap"
 )
 
 // Blocker is one reason a rollout does not move, in plain words.
@@ -201,13 +215,15 @@ func Explain(s *snapshot.Snapshot, o Options) *Report {
 		r.Ignored = s.Ignored
 	}
 	r.OtherNamespaces = s.OtherNamespaces
+	r.Notes = s.Notes
+	sx := newSelectorIndex(s)
 	for _, ro := range s.Rollouts() {
-		r.Deployments = append(r.Deployments, explainOne(s, &ro, r.Now))
+		r.Deployments = append(r.Deployments, explainOne(sx, &ro, r.Now))
 	}
 	return r
 }
 
-func explainOne(s *snapshot.Snapshot, ro *snapshot.Rollout, now time.Time) Deployment {
+func explainOne(sx *selectorIndex, ro *snapshot.Rollout, now time.Time) Deployment {
 	d := ro.Deployment
 	p, _ := rollout.ParamsOf(d) // valid: the snapshot checked it
 	surge, unavailable := p.Limits()
@@ -240,8 +256,48 @@ func explainOne(s *snapshot.Snapshot, ro *snapshot.Rollout, now time.Time) Deplo
 			out.Status.DeadlineExceeded = true
 		}
 	}
-	out.Blockers = blockers(s, ro, &out, p, newRS, res, now)
+	out.Blockers = blockers(sx, ro, &out, p, newRS, res, now)
+	out.Missing = missing(ro)
+	if len(ro.ReplicaSets) == 0 && countsPods(&d.Status) {
+		out.NextSync.Assumes = "no replica set"
+	}
 	return out
+}
+
+// countsPods reports whether a Deployment's status counts pods.
+func countsPods(st *appsv1.DeploymentStatus) bool {
+	return st.Replicas > 0 || st.UpdatedReplicas > 0 || st.ReadyReplicas > 0 || st.AvailableReplicas > 0
+}
+
+// missing says what the snapshot lacks of ro: ReplicaSets its status
+// counts pods of, pods its ReplicaSets count (as when it was taken with
+// kubectl get deploy, or deploy,rs, instead of deploy,rs,pods).
+func missing(ro *snapshot.Rollout) []string {
+	d := ro.Deployment
+	get := fmt.Sprintf("kubectl get deploy,rs,pods -n %s -o yaml", d.Namespace)
+	if len(ro.ReplicaSets) == 0 {
+		if !countsPods(&d.Status) {
+			return nil
+		}
+		return []string{fmt.Sprintf("the snapshot holds none of its replica sets, but its status counts %d pods (updated %d, available %d): "+
+			"it is incomplete, and the next sync below is what the controller would do if there were none; for the real one: %s",
+			d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.AvailableReplicas, get)}
+	}
+	have := map[string]int{}
+	for _, p := range ro.Pods {
+		have[metav1.GetControllerOfNoCopy(p).Name]++
+	}
+	var without []string
+	for _, rs := range ro.ReplicaSets {
+		if rs.Status.Replicas > 0 && have[rs.Name] == 0 {
+			without = append(without, fmt.Sprintf("%s (%d)", rs.Name, rs.Status.Replicas))
+		}
+	}
+	if len(without) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("the snapshot holds no pod of replica sets that count pods: %s: why pods are not available cannot be read from them; for the pods: %s",
+		strings.Join(without, ", "), get)}
 }
 
 func revNum(s string) int {
@@ -327,7 +383,7 @@ func nextSyncOf(res *rollout.Result) NextSync {
 }
 
 // blockers says why the rollout of ro does not move.
-func blockers(s *snapshot.Snapshot, ro *snapshot.Rollout, out *Deployment, p rollout.Params, newRS *appsv1.ReplicaSet, res *rollout.Result, now time.Time) []Blocker {
+func blockers(sx *selectorIndex, ro *snapshot.Rollout, out *Deployment, p rollout.Params, newRS *appsv1.ReplicaSet, res *rollout.Result, now time.Time) []Blocker {
 	d := ro.Deployment
 	var bs []Blocker
 	add := func(b Blocker) { bs = append(bs, b) }
@@ -347,6 +403,11 @@ func blockers(s *snapshot.Snapshot, ro *snapshot.Rollout, out *Deployment, p rol
 			if t := a.Explain(); strings.Contains(t, "hash collision") {
 				add(Blocker{Reason: HashCollision, Message: t})
 			}
+		}
+	}
+	if incomplete {
+		if b, ok := staleBlocker(d, ro.ReplicaSets, newRS); ok {
+			add(b)
 		}
 	}
 	if incomplete && newRS != nil {
@@ -369,7 +430,7 @@ func blockers(s *snapshot.Snapshot, ro *snapshot.Rollout, out *Deployment, p rol
 			}
 		}
 	}
-	bs = append(bs, selectorBlockers(s, ro, res)...)
+	bs = append(bs, sx.blockers(ro, res)...)
 	return bs
 }
 
@@ -493,47 +554,4 @@ func grace(p *corev1.Pod) int64 {
 func first(names []string) []string {
 	slices.Sort(names)
 	return names[:min(len(names), maxExamples)]
-}
-
-// selectorBlockers finds orphans the Deployment adopts and ReplicaSets
-// and Deployments its selector shares with another Deployment.
-func selectorBlockers(s *snapshot.Snapshot, ro *snapshot.Rollout, res *rollout.Result) []Blocker {
-	d := ro.Deployment
-	var bs []Blocker
-	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-	if err != nil {
-		return nil
-	}
-	selText := metav1.FormatLabelSelector(d.Spec.Selector)
-	if res != nil {
-		var adopted []string
-		for _, a := range res.Actions {
-			if a, ok := a.(rollout.AdoptReplicaSet); ok {
-				adopted = append(adopted, a.ReplicaSet.Name)
-			}
-		}
-		if len(adopted) > 0 {
-			bs = append(bs, Blocker{Reason: AdoptsReplicaSets, Count: len(adopted), Examples: first(adopted),
-				Message: fmt.Sprintf("the selector %s matches %d replica sets that no controller owns: the controller adopts them and counts their pods as its own (%s)", selText, len(adopted), strings.Join(adopted, ", "))})
-		}
-	}
-	var shared []string
-	for _, rs := range ro.NamespaceReplicaSets {
-		ref := metav1.GetControllerOfNoCopy(rs)
-		if ref == nil || snapshot.OwnedBy(d, ref) || !sel.Matches(labels.Set(rs.Labels)) {
-			continue
-		}
-		shared = append(shared, fmt.Sprintf("%s (controlled by %s %s)", rs.Name, ref.Kind, ref.Name))
-	}
-	for _, o := range s.Deployments {
-		if o == d || o.Namespace != d.Namespace || !sel.Matches(labels.Set(o.Spec.Template.Labels)) {
-			continue
-		}
-		shared = append(shared, fmt.Sprintf("the pods of Deployment %s (template labels %s)", o.Name, labels.Set(o.Spec.Template.Labels)))
-	}
-	if len(shared) > 0 {
-		slices.Sort(shared)
-		bs = append(bs, Blocker{Reason: SelectorOverlap, Count: len(shared), Message: fmt.Sprintf("the selector %s also matches %s: the Deployment controller keeps to the ReplicaSets it owns, but overlapping selectors are unsupported: Services, PodDisruptionBudgets and `kubectl get pods -l` see the pods of both", selText, strings.Join(shared, ", "))})
-	}
-	return bs
 }

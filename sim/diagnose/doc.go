@@ -19,7 +19,9 @@
 //     scale-down budget is zero because too few pods are available; the
 //     Recreate strategy waits for old pods to terminate; a ReplicaSet
 //     cannot create pods (ReplicaFailure, for example a quota); the spec
-//     is not observed yet; a pod-template-hash collision; and, for any
+//     is not observed yet; a pod-template-hash collision; a ReplicaSet's
+//     stale desired-replicas annotation, which makes every sync a scaling
+//     event that writes nothing (the rollout never starts); and, for any
 //     Deployment, a selector that adopts orphaned ReplicaSets or overlaps
 //     another Deployment's.
 //

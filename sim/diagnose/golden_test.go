@@ -67,3 +67,52 @@ func TestGoldens(t *testing.T) {
 		t.Errorf("found %d dumps, want at least 6", n)
 	}
 }
+
+// TestPasteGoldens explains each paste of testdata/clusters/pastes (dumps
+// as users post them: old apiVersions, fragments, cut-short Lists,
+// broken lines, dumps without ReplicaSets or pods; see the README there)
+// and compares what `deploysim explain` prints, the report or the error,
+// with NAME.explain.txt beside it (-update rewrites them).
+func TestPasteGoldens(t *testing.T) {
+	dir := filepath.Join(clusters, "pastes")
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if ext := filepath.Ext(f); strings.Contains(filepath.Base(f), ".explain.") || ext != ".yaml" && ext != ".json" {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			if s, err := snapshot.Parse(data, filepath.Base(f), snapshot.Options{}); err != nil {
+				got = "error: " + err.Error() + "\n"
+			} else {
+				got = Explain(s, Options{}).Text()
+			}
+			golden := strings.TrimSuffix(f, filepath.Ext(f)) + ".explain.txt"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", golden, diff)
+			}
+		})
+	}
+	if n < 10 {
+		t.Errorf("found %d pastes, want at least 10", n)
+	}
+}

@@ -33,7 +33,10 @@ func podBlockers(d *appsv1.Deployment, newRS *appsv1.ReplicaSet, pods []*corev1.
 			probs = append(probs, pr)
 		}
 	}
-	missing := *newRS.Spec.Replicas - int32(total)
+	// Pods its status counts exist even when the snapshot lacks them
+	// (Deployment.Missing says so).
+	have := max(int32(total), newRS.Status.Replicas)
+	missing := *newRS.Spec.Replicas - have
 	var out []Blocker
 	for _, reason := range []string{CrashLoopBackOff, ImagePullError, ContainerWaiting, PodFailed, Unschedulable, Pending, NotReady, NotYetAvailable} {
 		var these []podProblem
@@ -55,7 +58,7 @@ func podBlockers(d *appsv1.Deployment, newRS *appsv1.ReplicaSet, pods []*corev1.
 			Message: fmt.Sprintf("%d of %d new pods (replica set %s) %s: %s", len(these), total, newRS.Name, verb(reason, d.Spec.MinReadySeconds), strings.Join(details, "; "))})
 	}
 	if missing > 0 && len(newRS.Status.Conditions) == 0 {
-		out = append(out, Blocker{Reason: Pending, Count: int(missing), Message: fmt.Sprintf("replica set %s wants %d pods and has %d: its controller has not created the others yet", newRS.Name, *newRS.Spec.Replicas, total)})
+		out = append(out, Blocker{Reason: Pending, Count: int(missing), Message: fmt.Sprintf("replica set %s wants %d pods and has %d: its controller has not created the others yet", newRS.Name, *newRS.Spec.Replicas, have)})
 	}
 	return out
 }

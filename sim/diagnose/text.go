@@ -17,6 +17,9 @@ func (r *Report) Text() string {
 	} else {
 		fmt.Fprintf(&b, "now: %s (%s)\n", r.Now.Format(time.RFC3339), r.NowFrom)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
 	if len(r.Ignored) > 0 {
 		var kinds []string
 		for k, n := range r.Ignored {
@@ -78,6 +81,9 @@ func (d *Deployment) text(b *strings.Builder) {
 	if len(st.Conditions) > 0 {
 		fmt.Fprintf(b, "  conditions: %s\n", strings.Join(st.Conditions, "; "))
 	}
+	for _, m := range d.Missing {
+		fmt.Fprintf(b, "  missing: %s\n", m)
+	}
 	if len(d.ReplicaSets) == 0 {
 		b.WriteString("  replica sets: none\n")
 	} else {
@@ -95,8 +101,12 @@ func (d *Deployment) text(b *strings.Builder) {
 		fmt.Fprintf(b, "    %s %s (revision %s): size %d, current %d, ready %d, available %d%s; %s\n",
 			role, rs.Name, rs.Revision, rs.Replicas, rs.Current, rs.Ready, rs.Available, term, strings.Join(rs.Images, ", "))
 	}
-	b.WriteString("  next sync:\n")
 	n := &d.NextSync
+	if n.Assumes != "" {
+		fmt.Fprintf(b, "  next sync, assuming %s (the snapshot does not say):\n", n.Assumes)
+	} else {
+		b.WriteString("  next sync:\n")
+	}
 	if n.Error != "" {
 		fmt.Fprintf(b, "    cannot plan: %s\n", n.Error)
 	}

@@ -13,9 +13,35 @@
 // Nodes and ResourceQuotas (v1), at the top level or as items of a List (kind List, or a
 // typed list such as DeploymentList whose items may omit apiVersion and
 // kind). Objects of any other kind are skipped and counted per kind
-// ([Snapshot].Ignored). A Deployment or ReplicaSet of a version Kubernetes
-// v1.37 no longer serves (extensions/v1beta1, apps/v1beta1, apps/v1beta2)
-// is an error that says so.
+// ([Snapshot].Ignored). A top-level sequence of objects is read as a
+// List. A Deployment or ReplicaSet of a version Kubernetes v1.37 no
+// longer serves (extensions/v1beta1, apps/v1beta1, apps/v1beta2: dumps of
+// old clusters, old manifests) is converted to apps/v1 as the API server
+// converts it, with its version's defaults (maxSurge and maxUnavailable 1
+// and no history limit or progress deadline for extensions/v1beta1;
+// revisionHistoryLimit 2 for apps/v1beta1; spec.rollbackTo becomes its
+// annotation), and a note says so ([Snapshot].Notes).
+//
+// # What the API server would refuse
+//
+// Objects are checked as a v1.37 API server checks them: Deployments
+// with [rollout.Validate] and their containers, ReplicaSets' selectors,
+// templates and sizes, and the status of both (no count above
+// status.replicas, no more available than ready replicas). A status
+// with fewer ready than available replicas, as written before
+// Kubernetes reported ready replicas, is read with ready raised to
+// available and a note; any other refused status is an error. sim.State
+// applies the same rules, so that deploysim explain and a run from a dump
+// agree on what is valid.
+//
+// # Fragments and cut pastes
+//
+// A status: block, the fields of a status, or an object without metadata
+// is an error that says what it is and what to run instead (kubectl get
+// deploy,rs,pods -o yaml); a List with items but no kind (kubectl prints
+// it after them), and YAML or JSON that ends inside a value, an error
+// that says the paste looks truncated; a YAML syntax error elsewhere, one
+// that says the line looks broken.
 //
 // Everything an object carries is kept: status, generation and
 // observedGeneration, the revision annotations, resourceVersions, UIDs,
@@ -47,7 +73,8 @@
 //	state.yaml: line 42: Deployment shop/web: spec.replicas: cannot unmarshal string into int32
 //
 // An object given twice (same kind, namespace and name) is an error naming
-// both lines. The input is bounded: at most [MaxBytes] bytes.
+// both lines. The input is bounded: at most [MaxBytes] bytes, as read and
+// with its YAML aliases expanded, checked before it is parsed.
 //
 // # Namespaces
 //

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/deploymath/deploymath/sim/internal/kubeyaml"
+	"github.com/deploymath/deploymath/sim/internal/yamlline"
 	"sigs.k8s.io/yaml"
 )
 
@@ -17,12 +19,17 @@ import (
 // where it starts and, for a List, the lines where its items start (nil
 // when they could not be found).
 type document struct {
-	json      []byte
-	line      int
+	json []byte
+	line int
+	// lastLine is the document's last line with content (0 when unknown).
+	lastLine  int
 	itemLines []int
 	// items, when not nil, are the List's items converted one by one
 	// (json then holds the rest of the List, items null).
 	items [][]byte
+	// tops are, for each item (or, with one entry, for the document),
+	// what kubeyaml read of its top-level fields; nil when not read so.
+	tops []*kubeyaml.Top
 }
 
 // yamlDocuments splits YAML input (its lines, each with its newline) at its "---" lines and converts each
@@ -31,24 +38,36 @@ func yamlDocuments(lines []string) ([]document, error) {
 	var docs []document
 	start := 0 // index of the first line of the current document
 	flush := func(end int) error {
-		text := strings.Join(lines[start:end], "")
-		if strings.TrimSpace(stripComments(text)) == "" {
-			return nil
+		if leadingBlank(lines[start:end]) == end-start {
+			return nil // blank lines and comments only
 		}
 		first := start + 1 + leadingBlank(lines[start:end])
+		last := end - trailingBlank(lines[start:end])
 		if d, ok := splitList(lines[start:end], start); ok {
-			d.line = first
+			d.line, d.lastLine = first, last
 			docs = append(docs, d)
 			return nil
 		}
-		js, err := yaml.YAMLToJSONStrict([]byte(text))
+		var top kubeyaml.Top
+		tops := []*kubeyaml.Top{&top}
+		js, err := kubeyaml.ConvertObject(nil, lines[start:end], 0, &top)
 		if err != nil {
-			return yamlError(err, start)
+			tops = nil
+			if js, err = yaml.YAMLToJSONStrict([]byte(strings.Join(lines[start:end], ""))); err != nil {
+				if line, v := yamlline.NonJSONNumber(lines[start:end]); line > 0 && strings.Contains(err.Error(), "unsupported value") {
+					return fmt.Errorf("line %d: %s is not a number JSON, and so an object, can hold", start+line, v)
+				}
+				return yamlError(err, start, last)
+			}
 		}
 		if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
 			return nil
 		}
-		docs = append(docs, document{json: js, line: first, itemLines: yamlItemLines(lines[start:end], start)})
+		itemLines := yamlItemLines(lines[start:end], start)
+		if js = bytes.TrimSpace(js); len(js) > 0 && js[0] == '[' {
+			itemLines = sequenceLines(lines[start:end], start)
+		}
+		docs = append(docs, document{json: js, line: first, lastLine: last, itemLines: itemLines, tops: tops})
 		return nil
 	}
 	for i, l := range lines {
@@ -80,25 +99,60 @@ func leadingBlank(lines []string) int {
 	return n
 }
 
-func stripComments(text string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(text, "\n") {
-		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "#") {
-			b.WriteString(t)
+// trailingBlank counts the blank and comment lines after a document's
+// last content line.
+func trailingBlank(lines []string) int {
+	n := 0
+	for i := len(lines) - 1; i >= 0; i-- {
+		t := strings.TrimSpace(lines[i])
+		if t != "" && !strings.HasPrefix(t, "#") {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// sequenceLines finds the lines where the entries of a top-level block
+// sequence start ("- " at the first entry's indentation); offset is the
+// document's first line (0-based).
+func sequenceLines(lines []string, offset int) []int {
+	var out []int
+	indent := -1
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if !strings.HasPrefix(t, "-") || strings.HasPrefix(t, "---") {
+			continue
+		}
+		if ind := len(l) - len(t); indent < 0 || ind == indent {
+			indent = ind
+			out = append(out, offset+i+1)
 		}
 	}
-	return b.String()
+	return out
 }
 
 var yamlLine = regexp.MustCompile(`^(?:yaml: )?(?:unmarshal errors:\s*)?line (\d+): `)
 
 // yamlError turns the YAML parser's error into one with the line in the
-// whole input (the parser counts from the document's first line).
-func yamlError(err error, offset int) error {
+// whole input (the parser counts from the document's first line, offset
+// 0-based), and says what a syntax error in kubectl's output, which is
+// valid YAML, means: the paste was cut short when the error is at its last
+// line (last, 1-based), else a line was broken.
+func yamlError(err error, offset, last int) error {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
 	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
 		n, _ := strconv.Atoi(msg[m[2]:m[3]])
-		return fmt.Errorf("line %d: %s", n+offset, msg[m[1]:])
+		line, text := n+offset, msg[m[1]:]
+		hint := ""
+		switch {
+		case strings.Contains(text, "already set in map"):
+		case line >= last:
+			hint = ": the input ends there: if it is a paste of kubectl's output, it looks truncated"
+		default:
+			hint = ": if this is a paste of kubectl's output, which is valid YAML, this line looks broken (cut, wrapped or re-indented)"
+		}
+		return fmt.Errorf("line %d: %s%s", line, text, hint)
 	}
 	if offset > 0 {
 		return fmt.Errorf("document starting at line %d: %s", offset+1, msg)
@@ -170,13 +224,40 @@ func splitList(lines []string, offset int) (document, bool) {
 	if json.Unmarshal(hj, &probe) != nil || !bytes.Equal(bytes.TrimSpace(probe.Items), []byte("null")) {
 		return document{}, false
 	}
-	d := document{json: hj, itemLines: itemLines, items: make([][]byte, 0, len(itemLines))}
-	for k, start := range itemLines {
+	d := document{json: hj, itemLines: itemLines, items: make([][]byte, len(itemLines)), tops: make([]*kubeyaml.Top, len(itemLines))}
+	item := func(k int) []string {
 		end := to
 		if k+1 < len(itemLines) {
 			end = itemLines[k+1] - 1 - offset
 		}
-		item := lines[start-1-offset : end]
+		return lines[itemLines[k]-1-offset : end]
+	}
+	// Each item as kubeyaml converts it (on every core for a large List),
+	// then the others as go-yaml does.
+	convertItem := func(k int) {
+		item := item(k)
+		first := item[0]
+		col := len(first) - len(strings.TrimLeft(first, " ")) + 1
+		for col < len(first) && first[col] == ' ' {
+			col++
+		}
+		top := &kubeyaml.Top{}
+		if js, err := kubeyaml.ConvertObject(nil, item, col, top); err == nil {
+			d.items[k], d.tops[k] = js, top
+		}
+	}
+	if len(itemLines) >= parallelItems {
+		parallel(len(itemLines), convertItem)
+	} else {
+		for k := range itemLines {
+			convertItem(k)
+		}
+	}
+	for k := range itemLines {
+		if d.items[k] != nil {
+			continue
+		}
+		item := item(k)
 		firstLine := item[0]
 		ind := len(firstLine) - len(strings.TrimLeft(firstLine, " "))
 		var b strings.Builder
@@ -188,7 +269,7 @@ func splitList(lines []string, offset int) (document, bool) {
 		if err != nil {
 			return document{}, false
 		}
-		d.items = append(d.items, ij)
+		d.items[k] = ij
 	}
 	return d, true
 }
@@ -207,12 +288,19 @@ func jsonDocuments(data []byte) ([]document, error) {
 		} else if err != nil {
 			return nil, jsonError(data, off, err)
 		}
-		docs = append(docs, document{json: raw, line: lineAt(data, off), itemLines: jsonItemLines(data, off, raw)})
+		itemLines := jsonItemLines(data, off, raw)
+		if len(raw) > 0 && raw[0] == '[' {
+			itemLines = jsonArrayLines(data, off, raw)
+		}
+		docs = append(docs, document{json: raw, line: lineAt(data, off), lastLine: lineAt(data, dec.InputOffset()), itemLines: itemLines})
 	}
 }
 
 // jsonError names the line of a JSON syntax error.
 func jsonError(data []byte, start int64, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("line %d: invalid JSON: the input ends (at line %d) inside the value that starts here: if it is a paste of kubectl's output, it looks truncated", lineAt(data, start), lineAt(data, int64(len(data))))
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fmt.Errorf("line %d: invalid JSON: %v", lineAt(data, start+se.Offset), se)
@@ -258,6 +346,25 @@ func jsonItemLines(data []byte, base int64, raw []byte) []int {
 		return out
 	}
 	return nil
+}
+
+// jsonArrayLines finds the lines of the entries of raw, a JSON array that
+// starts at offset base of data.
+func jsonArrayLines(data []byte, base int64, raw []byte) []int {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil
+	}
+	var out []int
+	for dec.More() {
+		off := skipSpace(raw, dec.InputOffset())
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return nil
+		}
+		out = append(out, lineAt(data, base+off))
+	}
+	return out
 }
 
 // skipSpace moves off past white space and a comma in data.

@@ -7,11 +7,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/deploymath/deploymath/rollout"
-	"github.com/deploymath/deploymath/rollout/defaulting"
+	"github.com/deploymath/deploymath/sim/internal/apivalidation"
+	"github.com/deploymath/deploymath/sim/internal/kubeyaml"
 	"github.com/deploymath/deploymath/sim/internal/yamlline"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	sigsjson "sigs.k8s.io/json"
 )
@@ -30,11 +28,47 @@ type builder struct {
 type header struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
-	Metadata   struct {
+	// Metadata is nil when the object has none.
+	Metadata *struct {
 		Name      string `json:"name"`
 		Namespace string `json:"namespace"`
 	} `json:"metadata"`
 	Items json.RawMessage `json:"items"`
+}
+
+// headerOf fills h from top, what kubeyaml read of an object's top-level
+// fields; false when it cannot (top is nil or Odd).
+func headerOf(top *kubeyaml.Top, h *header) bool {
+	if top == nil || top.Odd {
+		return false
+	}
+	*h = header{APIVersion: top.APIVersion, Kind: top.Kind}
+	if top.Metadata {
+		h.Metadata = &struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		}{top.Name, top.Namespace}
+	}
+	if top.Items {
+		// Only whether there are items is read of an item (a List in a
+		// List is refused).
+		h.Items = json.RawMessage("[]")
+	}
+	return true
+}
+
+func (h *header) name() string {
+	if h.Metadata == nil {
+		return ""
+	}
+	return h.Metadata.Name
+}
+
+func (h *header) namespace() string {
+	if h.Metadata == nil {
+		return ""
+	}
+	return h.Metadata.Namespace
 }
 
 // kinds are the kinds read, with the apiVersion each must have.
@@ -50,31 +84,38 @@ var kinds = map[string]string{
 	"ResourceQuota": "v1",
 }
 
-// removed are the versions of Deployment and ReplicaSet that Kubernetes
-// v1.37 no longer serves, with the release that stopped serving them.
-var removed = map[string]string{
-	"extensions/v1beta1": "1.16",
-	"apps/v1beta1":       "1.16",
-	"apps/v1beta2":       "1.16",
-}
-
 func (b *builder) document(d document) error {
 	src := Source{b.file, d.line}
 	var h header
 	if err := json.Unmarshal(d.json, &h); err != nil {
 		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "" && te.Value == "array" {
+			// A sequence of objects: read as a List's items.
+			var items []json.RawMessage
+			if json.Unmarshal(d.json, &items) != nil {
+				return errorAt(src, nil, errNotObject)
+			}
+			raw := make([][]byte, len(items))
+			for i := range items {
+				raw[i] = items[i]
+			}
+			return b.listItems(src, &header{APIVersion: "v1", Kind: "List"}, raw, d.itemLines, nil)
+		}
 		if errors.As(err, &te) && te.Field == "" {
 			return errorAt(src, nil, errNotObject)
 		}
 		return errorAt(src, nil, fieldError(err))
 	}
+	if h.Kind == "" && h.Items != nil && h.APIVersion != "" {
+		return errorAt(src, nil, truncatedList(d.lastLine))
+	}
 	if d.items != nil && (h.Kind == "List" || strings.HasSuffix(h.Kind, "List")) {
-		return b.listItems(src, &h, d.items, d.itemLines)
+		return b.listItems(src, &h, d.items, d.itemLines, d.tops)
 	}
 	if h.Kind == "List" || strings.HasSuffix(h.Kind, "List") && h.Items != nil {
 		return b.list(src, &h, d.itemLines)
 	}
-	return b.object(src, d.json, &h, "", "")
+	return b.object(src, d.json, &h, "", "", nil)
 }
 
 // list reads the items of a List (kind List, or a typed list such as
@@ -82,17 +123,21 @@ func (b *builder) document(d document) error {
 func (b *builder) list(src Source, h *header, itemLines []int) error {
 	var items []json.RawMessage
 	if err := json.Unmarshal(h.Items, &items); err != nil {
-		return errorAt(src, &Ref{Kind: h.Kind, Name: h.Metadata.Name}, errors.New("items: want a list of objects"))
+		return errorAt(src, &Ref{Kind: h.Kind, Name: h.name()}, errors.New("items: want a list of objects"))
 	}
 	raw := make([][]byte, len(items))
 	for i := range items {
 		raw[i] = items[i]
 	}
-	return b.listItems(src, h, raw, itemLines)
+	return b.listItems(src, h, raw, itemLines, nil)
 }
 
-// listItems reads the items of a List.
-func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []int) error {
+// listItems reads the items of a List; tops, when not nil, hold what
+// kubeyaml read of each item's top-level fields (nil for an item it did
+// not convert). A large List's items are decoded on every core first
+// (decodeItems); then, one by one in order, checked and added, so that
+// the result and the first error are those of a reading in order.
+func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []int, tops []*kubeyaml.Top) error {
 	if h.Kind == "List" && h.APIVersion != "v1" {
 		return errorAt(src, nil, fmt.Errorf("apiVersion: List of apiVersion %q: want v1", h.APIVersion))
 	}
@@ -103,19 +148,34 @@ func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []i
 	if h.Kind != "List" {
 		kind, version = strings.TrimSuffix(h.Kind, "List"), h.APIVersion
 	}
-	for i, raw := range items {
+	srcOf := func(i int) Source {
 		isrc := src
 		if itemLines != nil {
 			isrc.Line = itemLines[i]
 		}
+		return isrc
+	}
+	heads, pre := b.decodeItems(items, tops, kind, version, srcOf)
+	for i, raw := range items {
+		isrc := srcOf(i)
 		var ih header
-		if err := json.Unmarshal(raw, &ih); err != nil {
-			return errorAt(isrc, nil, fmt.Errorf("items[%d]: %w", i, errNotObject))
+		switch {
+		case heads != nil && heads[i].ok:
+			ih = heads[i].h
+		case i < len(tops) && headerOf(tops[i], &ih):
+		default:
+			if err := json.Unmarshal(raw, &ih); err != nil {
+				return errorAt(isrc, nil, fmt.Errorf("items[%d]: %w", i, errNotObject))
+			}
 		}
 		if ih.Kind == "List" || strings.HasSuffix(ih.Kind, "List") && ih.Items != nil {
 			return errorAt(isrc, nil, fmt.Errorf("items[%d]: a %s inside a List is not supported", i, ih.Kind))
 		}
-		if err := b.object(isrc, raw, &ih, kind, version); err != nil {
+		var d *decoded
+		if pre != nil {
+			d = pre[i]
+		}
+		if err := b.object(isrc, raw, &ih, kind, version, d); err != nil {
 			return err
 		}
 	}
@@ -123,16 +183,22 @@ func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []i
 }
 
 // object reads one object. kind and version are a typed list's, for items
-// that omit theirs.
-func (b *builder) object(src Source, raw []byte, h *header, kind, version string) error {
+// that omit theirs; pre, when not nil, is the object decoded already
+// (from raw, for ref: see listItems).
+func (b *builder) object(src Source, raw []byte, h *header, kind, version string, pre *decoded) error {
 	if h.Kind == "" {
 		h.Kind = kind
 	}
 	if h.APIVersion == "" && h.Kind == kind {
 		h.APIVersion = version
 	}
-	ref := Ref{Kind: h.Kind, Namespace: h.Metadata.Namespace, Name: h.Metadata.Name}
+	ref := Ref{Kind: h.Kind, Namespace: h.namespace(), Name: h.name()}
 	if h.Kind == "" {
+		if h.APIVersion == "" {
+			if what := fragment(raw); what != "" {
+				return errorAt(src, nil, errors.New(what))
+			}
+		}
 		return errorAt(src, nil, errors.New("kind: required value (want Deployment, ReplicaSet, Pod, ConfigMap, Secret, Node, ResourceQuota or a List of them)"))
 	}
 	want, ok := kinds[h.Kind]
@@ -150,16 +216,32 @@ func (b *builder) object(src Source, raw []byte, h *header, kind, version string
 			ref.Namespace = metav1.NamespaceDefault
 		}
 	}
+	var note string
 	if h.APIVersion != want {
-		if since, old := removed[h.APIVersion]; old && want == "apps/v1" {
-			return errorAt(src, &ref, fmt.Errorf("apiVersion: %s %s is not served since Kubernetes %s; this tool models v1.37: convert it to %s (kubectl convert, or change apiVersion and add spec.selector)", h.APIVersion, h.Kind, since, want))
+		switch kinds, old := oldVersions[h.APIVersion]; {
+		case old && kinds[h.Kind]:
+			if h.Metadata == nil {
+				return errorAt(src, nil, withoutMetadata(h.Kind))
+			}
+			conv, n, err := convert(raw, h.Kind, h.APIVersion)
+			if err != nil {
+				return b.fieldErrorAt(src, ref, err)
+			}
+			raw, note, h.APIVersion = conv, n, want
+		case old && want == "apps/v1":
+			return errorAt(src, &ref, fmt.Errorf("apiVersion: %s has no %s: want %s", h.APIVersion, h.Kind, want))
 		}
+	}
+	if h.APIVersion != want {
 		if h.APIVersion == "" {
 			return errorAt(src, &ref, fmt.Errorf("apiVersion: required value (want %s)", want))
 		}
 		return errorAt(src, &ref, fmt.Errorf("apiVersion: unsupported value %q for %s: want %s", h.APIVersion, h.Kind, want))
 	}
-	if h.Metadata.Name == "" {
+	if h.Metadata == nil {
+		return errorAt(src, nil, withoutMetadata(h.Kind))
+	}
+	if h.name() == "" {
 		return errorAt(src, &ref, errors.New("metadata.name: required value"))
 	}
 	if h.Kind != "Node" && b.opts.Namespace != "" && ref.Namespace != b.opts.Namespace {
@@ -169,93 +251,62 @@ func (b *builder) object(src Source, raw []byte, h *header, kind, version string
 	if prev, dup := b.snap.sources[ref]; dup {
 		return errorAt(src, &ref, fmt.Errorf("given twice (first at line %d)", prev.Line))
 	}
-	if err := b.decode(raw, ref); err != nil {
-		if p := fieldPath(err.Error()); p != "" && b.lines != nil {
-			if l := yamlline.Find(b.lines, src.Line, p); l > 0 {
-				src.Line = l
-			}
-		}
-		return errorAt(src, &ref, err)
+	if note != "" {
+		b.note(src, ref, note)
 	}
+	d := pre
+	if d == nil || note != "" {
+		d = decodeObject(raw, src, ref)
+	}
+	if d.err != nil {
+		return b.fieldErrorAt(src, ref, d.err)
+	}
+	b.add(d)
 	b.snap.sources[ref] = src
 	return nil
 }
 
-// decode decodes raw into the typed object of ref.Kind and adds it.
-func (b *builder) decode(raw []byte, ref Ref) error {
-	s := b.snap
-	switch ref.Kind {
-	case "Deployment":
-		d := &appsv1.Deployment{}
-		if err := strict(raw, d); err != nil {
-			return err
+// fieldErrorAt is err of the object ref that starts at src, at the line
+// of the field it names when that can be found.
+func (b *builder) fieldErrorAt(src Source, ref Ref, err error) error {
+	if p := fieldPath(err.Error()); p != "" && b.lines != nil {
+		if l := yamlline.Find(b.lines, src.Line, p); l > 0 {
+			src.Line = l
 		}
-		d.Namespace = ref.Namespace
-		d = rollout.Default(d)
-		if d.Generation == 0 {
-			d.Generation = 1 // never stored: the API server's create gives 1
-		}
-		if err := rollout.Validate(d); err != nil {
-			return oneLine(err)
-		}
-		s.Deployments = append(s.Deployments, d)
-	case "ReplicaSet":
-		rs := &appsv1.ReplicaSet{}
-		if err := strict(raw, rs); err != nil {
-			return err
-		}
-		rs.Namespace = ref.Namespace
-		if t := defaulting.PodTemplate(&rs.Spec.Template); t != nil {
-			rs.Spec.Template = *t
-		}
-		if rs.Spec.Replicas == nil {
-			rs.Spec.Replicas = new(int32(1)) // the apps/v1 ReplicaSet default
-		}
-		if *rs.Spec.Replicas < 0 {
-			return fmt.Errorf("spec.replicas: invalid value %d: must be greater than or equal to 0", *rs.Spec.Replicas)
-		}
-		s.ReplicaSets = append(s.ReplicaSets, rs)
-	case "Pod":
-		p := &corev1.Pod{}
-		if err := lenient(raw, p); err != nil {
-			return err
-		}
-		p.Namespace = ref.Namespace
-		s.Pods = append(s.Pods, p)
-	case "ConfigMap":
-		c := &corev1.ConfigMap{}
-		if err := lenient(raw, c); err != nil {
-			return err
-		}
-		c.Namespace = ref.Namespace
-		s.ConfigMaps = append(s.ConfigMaps, c)
-	case "Secret":
-		c := &corev1.Secret{}
-		if err := lenient(raw, c); err != nil {
-			return err
-		}
-		c.Namespace = ref.Namespace
-		s.Secrets = append(s.Secrets, c)
-	case "Node":
-		n := &corev1.Node{}
-		if err := lenient(raw, n); err != nil {
-			return err
-		}
-		s.Nodes = append(s.Nodes, n)
-	case "ResourceQuota":
-		q := &corev1.ResourceQuota{}
-		if err := lenient(raw, q); err != nil {
-			return err
-		}
-		q.Namespace = ref.Namespace
-		s.ResourceQuotas = append(s.ResourceQuotas, q)
 	}
-	return nil
+	return errorAt(src, &ref, err)
+}
+
+// note records what was done to read the object ref that starts at src.
+func (b *builder) note(src Source, ref Ref, text string) {
+	b.snap.Notes = append(b.snap.Notes, fmt.Sprintf("%s: %s: %s", src, ref, text))
+}
+
+// refused renders the problems the API server's validation finds, in its
+// words, with what it means here.
+func refused(errs []apivalidation.Error) error {
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return fmt.Errorf("%s (the API server refuses such an object)", strings.Join(msgs, "; "))
+}
+
+// readyNote says why a status's readyReplicas was raised to its
+// availableReplicas.
+func readyNote(ready, available int32) string {
+	return fmt.Sprintf("status.readyReplicas %d is below status.availableReplicas %d, which the API server now refuses in a status write "+
+		"(a status written by a Kubernetes that did not report ready replicas?): read as readyReplicas %d, as the controllers' next status writes would report it", ready, available, available)
 }
 
 // strict decodes as the API server does with strict field validation:
 // case-sensitive, no unknown or duplicate fields.
 func strict(raw []byte, v any) error {
+	return strictAs(raw, v, fmt.Sprintf("Kubernetes v1.37's %T", v))
+}
+
+// strictAs is strict, naming what v is in errors about unknown fields.
+func strictAs(raw []byte, v any, what string) error {
 	errs, err := sigsjson.UnmarshalStrict(raw, v)
 	if err != nil {
 		return fieldError(err)
@@ -265,7 +316,7 @@ func strict(raw []byte, v any) error {
 		for i, e := range errs {
 			msgs[i] = e.Error()
 		}
-		return fmt.Errorf("%s (not a field of Kubernetes v1.37's %T; it would change the pod-template-hash)", strings.Join(msgs, "; "), v)
+		return fmt.Errorf("%s (not a field of %s; it would change the pod-template-hash)", strings.Join(msgs, "; "), what)
 	}
 	return nil
 }

@@ -6,22 +6,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/deploymath/deploymath/sim/internal/inputlimit"
+	"github.com/deploymath/deploymath/sim/internal/yamlline"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// MaxBytes bounds the input of [Read]: 32 MiB, room for the dump of about
-// 12,000 pods as kubectl prints them (2.5 KiB each without managedFields,
-// twice that with). Larger input is refused before it is parsed. Reading
-// a List of that size took 2.2 s and a peak of 240 MB on the project's
-// machine: a List as kubectl prints it is converted item by item.
-const MaxBytes = 32 << 20
+// MaxBytes bounds the input of [Read] and [Parse], as read and with its
+// YAML aliases expanded: 64 MiB, room for the dump of about 24,000 pods as
+// kubectl prints them (2.7 KiB each without managedFields, twice that
+// with). Larger input is refused before it is parsed, with the error
+// deploysim gives wherever it reads cluster state or manifests (explain,
+// a what-happens-next run, -from). A List as kubectl prints it is
+// converted item by item; see sim/BENCHMARKS.md for the time and memory
+// of reading dumps of that size.
+const MaxBytes = inputlimit.StateMax
 
 // Options select what [Read] keeps.
 type Options struct {
@@ -55,6 +59,10 @@ type Snapshot struct {
 	// OtherNamespaces counts the objects skipped because they are not in
 	// [Options].Namespace.
 	OtherNamespaces int
+	// Notes say what was done to read an object as a v1.37 API server
+	// holds it, each naming the input, line and object: an object of an
+	// old apiVersion converted, a status made one the API server accepts.
+	Notes []string
 
 	sources map[Ref]Source
 }
@@ -92,14 +100,14 @@ func (s Source) String() string {
 // not in the snapshot.
 func (s *Snapshot) Source(r Ref) Source { return s.sources[r] }
 
-// ReadFile reads a snapshot from the file at path (see [Read]).
+// ReadFile reads a snapshot from the file at path (see [Read]); a file
+// larger than [MaxBytes] is refused before it is read.
 func ReadFile(path string, o Options) (*Snapshot, error) {
-	f, err := os.Open(path)
+	data, err := inputlimit.ReadFile(path, inputlimit.State)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return Read(f, path, o)
+	return Parse(data, path, o)
 }
 
 // Read reads a snapshot from r: YAML (one or several documents, each an
@@ -110,12 +118,9 @@ func Read(r io.Reader, name string, o Options) (*Snapshot, error) {
 	if name == "" {
 		name = "<stdin>"
 	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
+	data, err := inputlimit.Read(r, name, 0, inputlimit.State)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(data) > MaxBytes {
-		return nil, fmt.Errorf("%s: larger than the limit of %d bytes (%d MiB, snapshot.MaxBytes)", name, MaxBytes, MaxBytes>>20)
+		return nil, err
 	}
 	return Parse(data, name, o)
 }
@@ -125,8 +130,14 @@ func Parse(data []byte, name string, o Options) (*Snapshot, error) {
 	if name == "" {
 		name = "<stdin>"
 	}
-	if len(data) > MaxBytes {
-		return nil, fmt.Errorf("%s: larger than the limit of %d bytes (%d MiB, snapshot.MaxBytes)", name, MaxBytes, MaxBytes>>20)
+	if err := inputlimit.Check(data, name, inputlimit.State); err != nil {
+		return nil, err
+	}
+	if line, col, c := yamlline.InvalidUTF8(data); line > 0 {
+		return nil, fmt.Errorf("%s: line %d: byte 0x%02x at column %d is not UTF-8: kubectl prints UTF-8 text", name, line, c, col)
+	}
+	if line, col := inputlimit.Nesting(data); line > 0 {
+		return nil, fmt.Errorf("%s: line %d: [ and { nested more than %d deep at column %d (inputlimit.MaxNesting)", name, line, inputlimit.MaxNesting, col)
 	}
 	b := &builder{file: name, opts: o, snap: &Snapshot{Ignored: map[string]int{}, sources: map[Ref]Source{}}}
 	var docs []document
@@ -154,13 +165,21 @@ func byNamespaceName[T metav1.Object](a, b T) int {
 }
 
 func (s *Snapshot) sort() {
-	slices.SortFunc(s.Deployments, byNamespaceName)
-	slices.SortFunc(s.ReplicaSets, byNamespaceName)
-	slices.SortFunc(s.Pods, byNamespaceName)
-	slices.SortFunc(s.ConfigMaps, byNamespaceName)
-	slices.SortFunc(s.Secrets, byNamespaceName)
-	slices.SortFunc(s.Nodes, byNamespaceName)
-	slices.SortFunc(s.ResourceQuotas, byNamespaceName)
+	sortByNamespaceName(s.Deployments)
+	sortByNamespaceName(s.ReplicaSets)
+	sortByNamespaceName(s.Pods)
+	sortByNamespaceName(s.ConfigMaps)
+	sortByNamespaceName(s.Secrets)
+	sortByNamespaceName(s.Nodes)
+	sortByNamespaceName(s.ResourceQuotas)
+}
+
+// sortByNamespaceName sorts objs by namespace and name, stably; a dump
+// as kubectl prints it is sorted already, which one pass finds.
+func sortByNamespaceName[T metav1.Object](objs []T) {
+	if !slices.IsSortedFunc(objs, byNamespaceName) {
+		slices.SortStableFunc(objs, byNamespaceName)
+	}
 }
 
 // Latest is the latest instant recorded in the snapshot, the best guess of

@@ -2,7 +2,9 @@ package snapshot
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,7 +104,7 @@ metadata:
 		{"List, other namespace", list, Options{Namespace: "blog"}, map[string][]string{"Node": {"node-1@25"}, "ignored": {"Service=1"}, "other namespaces": {"2"}}},
 		{"documents", "# state\n---\n" + bareDeployment + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: conf}\n---\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: x}\n",
 			Options{}, map[string][]string{"Deployment": {"default/nginx-deployment@3"}, "ConfigMap": {"default/conf@25"}, "Secret": {"x/s@30"}}},
-		{"typed list without kinds", "apiVersion: apps/v1\nkind: ReplicaSetList\nitems:\n- metadata: {name: a, namespace: ns}\n  spec: {selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}}}\n",
+		{"typed list without kinds", "apiVersion: apps/v1\nkind: ReplicaSetList\nitems:\n- metadata: {name: a, namespace: ns}\n  spec: {selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c}]}}}\n",
 			Options{}, map[string][]string{"ReplicaSet": {"ns/a@4"}}},
 		{"JSON list", `{
     "apiVersion": "v1",
@@ -136,14 +138,13 @@ metadata:
 
 func TestErrors(t *testing.T) {
 	tests := []struct{ name, input, want string }{
-		{"extensions/v1beta1", strings.Replace(bareDeployment, "apps/v1", "extensions/v1beta1", 1),
-			"state.yaml: line 1: Deployment default/nginx-deployment: apiVersion: extensions/v1beta1 Deployment is not served since Kubernetes 1.16"},
+		{"apps/v1beta1 ReplicaSet", "apiVersion: apps/v1beta1\nkind: ReplicaSet\nmetadata: {name: r}\n", "state.yaml: line 1: ReplicaSet default/r: apiVersion: apps/v1beta1 has no ReplicaSet: want apps/v1"},
 		{"wrong version", "apiVersion: apps/v1\nkind: Pod\nmetadata: {name: p}\n", `state.yaml: line 1: Pod default/p: apiVersion: unsupported value "apps/v1" for Pod: want v1`},
 		{"no apiVersion", "kind: Pod\nmetadata: {name: p}\n", "state.yaml: line 1: Pod default/p: apiVersion: required value (want v1)"},
 		{"header type error", "apiVersion: v1\nkind: Pod\nmetadata: {name: y}\n", "state.yaml: line 1: metadata.name: cannot unmarshal bool into string"},
 		{"no kind", "apiVersion: v1\nmetadata: {name: p}\n", "state.yaml: line 1: kind: required value"},
 		{"no name", "apiVersion: v1\nkind: Pod\nmetadata: {namespace: ns}\n", "state.yaml: line 1: Pod ns/: metadata.name: required value"},
-		{"not an object", "- a\n- b\n", "state.yaml: line 1: not an object"},
+		{"not objects", "- a\n- b\n", "state.yaml: line 1: items[0]: not an object"},
 		{"scalar", "hello\n", "state.yaml: line 1: not an object"},
 		{"type error", strings.Replace(bareDeployment, "replicas: 3", "replicas: three", 1),
 			`state.yaml: line 8: Deployment default/nginx-deployment: spec.replicas: cannot unmarshal string into int32`},
@@ -158,8 +159,11 @@ func TestErrors(t *testing.T) {
 		{"node namespace", "apiVersion: v1\nkind: Node\nmetadata: {name: node-1, namespace: x}\n", "state.yaml: line 1: Node x/node-1: metadata.namespace: a Node has no namespace"},
 		{"list of lists", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n", "state.yaml: line 4: items[0]: a List inside a List is not supported"},
 		{"list version", "apiVersion: v2\nkind: List\nitems: []\n", `state.yaml: line 1: apiVersion: List of apiVersion "v2": want v1`},
-		{"negative rs", "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\nspec: {replicas: -1, selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}}}\n",
-			"state.yaml: line 4: ReplicaSet default/r: spec.replicas: invalid value -1"},
+		{"not UTF-8", "apiVersion: v1\nkind: Pod\nmetadata: {name: \"p\xff\"}\n", "state.yaml: line 3: byte 0xff at column 20 is not UTF-8"},
+		{"deep", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nx: " + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + "\n", "state.yaml: line 4: [ and { nested more than 1000 deep at column 1004"},
+		{"NaN", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  priority: .nan\n", "state.yaml: line 5: .nan is not a number JSON, and so an object, can hold"},
+		{"negative rs", "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\nspec: {replicas: -1, selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c}]}}}\n",
+			"state.yaml: line 4: ReplicaSet default/r: spec.replicas: Invalid value: -1: must be greater than or equal to 0 (the API server refuses such an object)"},
 		{"pod type error in list", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: ok}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: bad}\n  status: {phase: [Running]}\n",
 			"state.yaml: line 10: Pod default/bad: status.phase: cannot unmarshal array into"},
 	}
@@ -173,10 +177,34 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestTooLarge: input beyond MaxBytes is refused before it is parsed,
+// as read (standard input, a file of a known size) and as its aliases
+// expand it, each error naming the input and the limit.
 func TestTooLarge(t *testing.T) {
 	_, err := Read(strings.NewReader(strings.Repeat("#", MaxBytes+1)), "", Options{})
-	if err == nil || !strings.Contains(err.Error(), "<stdin>: larger than the limit of 33554432 bytes (32 MiB, snapshot.MaxBytes)") {
-		t.Errorf("error %v", err)
+	if want := "<stdin>: larger than the limit of 64 MiB for cluster state or manifests (snapshot.MaxBytes)"; err == nil || err.Error() != want {
+		t.Errorf("standard input: %v\nwant %s", err, want)
+	}
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 5<<30); err != nil { // sparse: nothing to read
+		t.Fatal(err)
+	}
+	_, err = ReadFile(big, Options{})
+	if want := big + ": 5 GiB, above the limit of 64 MiB for cluster state or manifests (snapshot.MaxBytes)"; err == nil || err.Error() != want {
+		t.Errorf("file: %v\nwant %s", err, want)
+	}
+	// 4 KiB of text whose aliases make 10^10 bytes.
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\ndata:\n  l0: &l0 \"lol\"\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "  l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d,", i-1), 10), ","))
+	}
+	_, err = Parse([]byte(b.String()), "lol.yaml", Options{})
+	if want := "lol.yaml: its YAML aliases expand it to "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "GiB, above the limit of 64 MiB for cluster state or manifests (snapshot.MaxBytes)") {
+		t.Errorf("aliases: %v", err)
 	}
 }
 

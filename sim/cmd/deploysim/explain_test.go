@@ -32,7 +32,7 @@ func TestExplainExitStatus(t *testing.T) {
 		{[]string{clusters + "rolling.yaml", "nosuch"}, "", 2, "", `deploysim explain: no Deployment "nosuch" in ` + clusters + "rolling.yaml; its Deployments: shop/api, shop/web"},
 		{[]string{"-n", "shop", clusters + "rolling.yaml", "api"}, "", 0, "\ndeployment shop/api:", ""},
 		{[]string{"-now", "2026-11-23T22:45:00Z", clusters + "imagepull.json"}, "", 1, "now: 2026-11-23T22:45:00Z (given)", `error: deployment "thumbnailer"`},
-		{[]string{"-"}, "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: old}\n", 2, "", "<stdin>: line 1: Deployment default/old: apiVersion: extensions/v1beta1 Deployment is not served since Kubernetes 1.16"},
+		{[]string{"-"}, "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: old}\n", 2, "", "<stdin>: line 1: Deployment default/old: spec.selector: required value"},
 		{[]string{clusters + "missing.yaml"}, "", 2, "", "no such file"},
 		{[]string{}, "", 2, "", "want one snapshot file"},
 		{[]string{"a.yaml", "b", "c"}, "", 2, "", "want one snapshot file (or - for standard input) and at most one Deployment name, got 3 arguments"},

@@ -168,7 +168,7 @@ func TestUndoWrite(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	head, trace, ok := strings.Cut(out, "\n\nscenario rolling (seed 0)\n")
+	head, trace, ok := strings.Cut(out, "\n\nscenario rolling (seed 0)")
 	if !ok {
 		t.Fatalf("no run after the write:\n%s", out)
 	}

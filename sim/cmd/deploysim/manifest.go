@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -14,40 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 )
-
-// isManifest reports whether data holds Kubernetes objects (a manifest, a
-// List, kubectl get -o yaml|json output) rather than a scenario: its first
-// document has apiVersion and kind.
-func isManifest(data []byte) bool {
-	doc := data
-	for _, d := range bytes.Split(data, []byte("\n---")) {
-		if len(bytes.TrimSpace(stripComments(d))) > 0 && string(bytes.TrimSpace(d)) != "---" {
-			doc = bytes.TrimPrefix(bytes.TrimSpace(d), []byte("---"))
-			break
-		}
-	}
-	var top map[string]any
-	if err := yaml.Unmarshal(doc, &top); err != nil {
-		return false
-	}
-	_, a := top["apiVersion"]
-	_, k := top["kind"]
-	return a && k
-}
-
-// stripComments drops YAML comment lines (for isManifest's look at the
-// first document).
-func stripComments(b []byte) []byte {
-	var out [][]byte
-	for _, l := range bytes.Split(b, []byte("\n")) {
-		if !bytes.HasPrefix(bytes.TrimSpace(l), []byte("#")) {
-			out = append(out, l)
-		}
-	}
-	return bytes.Join(out, []byte("\n"))
-}
 
 // manifestScenario turns manifests, or a cluster's state, into a scenario.
 //
@@ -63,8 +28,8 @@ func stripComments(b []byte) []byte {
 // it; when from holds manifests, once they are rolled out (the first of
 // file's Deployments, or without one the first of from's, has all its
 // replicas available).
-func manifestScenario(file, from string, now time.Time) (*sim.Scenario, error) {
-	next, err := snapshot.ReadFile(file, snapshot.Options{})
+func manifestScenario(file string, data []byte, from string, now time.Time) (*sim.Scenario, error) {
+	next, err := snapshot.Parse(data, file, snapshot.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -153,8 +118,17 @@ func stateOf(s *snapshot.Snapshot, now time.Time, name string) (*sim.State, erro
 	if now.IsZero() {
 		return nil, fmt.Errorf("%s: the state holds no time to start from: say when it was taken with -now (RFC 3339)", name)
 	}
-	return &sim.State{Now: now, Deployments: s.Deployments, ReplicaSets: s.ReplicaSets, Pods: s.Pods,
-		ConfigMaps: s.ConfigMaps, Secrets: s.Secrets, Nodes: s.Nodes, ResourceQuotas: s.ResourceQuotas}, nil
+	st := &sim.State{Now: now, Deployments: s.Deployments, ReplicaSets: s.ReplicaSets, Pods: s.Pods,
+		ConfigMaps: s.ConfigMaps, Secrets: s.Secrets, Nodes: s.Nodes, ResourceQuotas: s.ResourceQuotas, Notes: s.Notes,
+		Source: func(kind, namespace, name string) string {
+			return s.Source(snapshot.Ref{Kind: kind, Namespace: namespace, Name: name}).String()
+		}}
+	// Checked here, so that an error names the file and line without the
+	// scenario around it.
+	if err := st.Validate(); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // addObjects adds s's Deployments, ConfigMaps and Secrets to sc as
@@ -233,11 +207,11 @@ func withOverlay(sc *sim.Scenario, overlay string) (*sim.Scenario, error) {
 // loadScenario reads a scenario file, or manifests or cluster state (see
 // manifestScenario) with an optional overlay.
 func loadScenario(file, from, overlay string, now time.Time) (*sim.Scenario, error) {
-	data, err := os.ReadFile(file)
+	data, manifest, err := readInput(file)
 	if err != nil {
 		return nil, err
 	}
-	if !isManifest(data) {
+	if !manifest {
 		if !now.IsZero() {
 			return nil, fmt.Errorf("-now: %s is a scenario: -now is the moment a cluster state was taken", file)
 		}
@@ -249,7 +223,7 @@ func loadScenario(file, from, overlay string, now time.Time) (*sim.Scenario, err
 		}
 		return sim.LoadScenario(file)
 	}
-	sc, err := manifestScenario(file, from, now)
+	sc, err := manifestScenario(file, data, from, now)
 	if err != nil || overlay == "" {
 		return sc, err
 	}

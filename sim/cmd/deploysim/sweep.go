@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deploymath/deploymath/sim"
+	"github.com/deploymath/deploymath/sim/internal/inputlimit"
 	"github.com/deploymath/deploymath/sim/sweep"
 )
 
@@ -20,7 +21,7 @@ import (
 // failures: the exit status is 2 when a run could not be simulated, and,
 // with requireComplete, 3 when one ended with a rollout not complete.
 func runSweep(sc *sim.Scenario, params []sweep.Param, opts sim.Options, o *options, sh sweep.Shard, requireComplete bool, stdout, stderr io.Writer) int {
-	data, err := os.ReadFile(o.files[0])
+	data, err := inputlimit.ReadFile(o.files[0], inputlimit.State) // read and checked before
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 var segment = regexp.MustCompile(`^([^\[]*)((?:\[\d+\])*)$`)
@@ -200,4 +201,156 @@ func findEntry(lines []string, pos, n int) (int, int) {
 		}
 	}
 	return -1, 0
+}
+
+// lineShape is what PathAt reads of a line: the columns of its "- "
+// entries, the column of what follows them and, when that is a key
+// ("name:", "name: value"), the key.
+type lineShape struct {
+	dashes []int
+	col    int
+	key    string
+}
+
+func shapeOf(l string) (lineShape, bool) {
+	var s lineShape
+	i := 0
+	for {
+		for i < len(l) && l[i] == ' ' {
+			i++
+		}
+		if i < len(l) && l[i] == '-' && (i+1 == len(l) || l[i+1] == ' ' || l[i+1] == '\n' || l[i+1] == '\r') {
+			s.dashes = append(s.dashes, i)
+			i++
+			continue
+		}
+		break
+	}
+	rest := strings.TrimRight(l[i:], "\r\n")
+	if rest == "" && len(s.dashes) == 0 || strings.HasPrefix(rest, "#") {
+		return s, false
+	}
+	s.col = i
+	if k, _, ok := strings.Cut(rest, ":"); ok && k != "" && !strings.ContainsAny(k, " {[\"'") {
+		s.key = k
+	} else if strings.HasPrefix(rest, `"`) {
+		if end := strings.Index(rest[1:], `":`); end >= 0 {
+			s.key = rest[1 : end+1]
+		}
+	}
+	return s, true
+}
+
+// PathAt returns the field path of what line (1-based) of YAML lines
+// holds, written in block style: "steps[2].setImage.image" for the line
+// of that key, "steps[2]" for an entry's line without a key; the inverse
+// of Find, for errors that know a line but not a field. "" when the line
+// holds none (blank, a comment, beyond the text).
+func PathAt(lines []string, line int) string {
+	t := line - 1
+	if t < 0 || t >= len(lines) {
+		return ""
+	}
+	sh, ok := shapeOf(lines[t])
+	if !ok {
+		return ""
+	}
+	var segs []string // innermost first
+	if sh.key != "" {
+		segs = append(segs, sh.key)
+	}
+	c, i := sh.col, t
+	for {
+		// The entries begun on line i: from the innermost out.
+		for j := len(sh.dashes) - 1; j >= 0; j-- {
+			dc := sh.dashes[j]
+			// The entry's index: the entries of its sequence above it
+			// (lines whose first "- " is at dc), up to the line the
+			// sequence is the value of.
+			idx := 0
+			for k := i - 1; k >= 0; k-- {
+				s, ok := shapeOf(lines[k])
+				if !ok {
+					continue
+				}
+				if len(s.dashes) > 0 && s.dashes[0] == dc {
+					idx++
+				} else if len(s.dashes) > 0 && s.dashes[0] < dc || len(s.dashes) == 0 && s.col <= dc {
+					break
+				}
+			}
+			segs = append(segs, "["+strconv.Itoa(idx)+"]")
+			c = dc + 1 // the sequence's key is at dc (a compact sequence) or less
+		}
+		// The line above that holds column c: the key of the mapping or
+		// sequence at c (at less than c), or the first line of the entry
+		// whose mapping holds c (its key at c, after a "- ").
+		k := i - 1
+		for ; k >= 0; k-- {
+			s, ok := shapeOf(lines[k])
+			if !ok {
+				continue
+			}
+			if s.key != "" && s.col < c {
+				segs = append(segs, s.key)
+				c = s.col
+				break
+			}
+			if len(s.dashes) > 0 && s.col == c {
+				break // its key is a sibling: only its entries count
+			}
+		}
+		if k < 0 {
+			break
+		}
+		sh, _ = shapeOf(lines[k])
+		i = k
+	}
+	var b strings.Builder
+	for j := len(segs) - 1; j >= 0; j-- {
+		if b.Len() > 0 && !strings.HasPrefix(segs[j], "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(segs[j])
+	}
+	return b.String()
+}
+
+// InvalidUTF8 returns the line and column (1-based, in bytes) of the
+// first byte of data that is not valid UTF-8, and the byte; line 0 when
+// data is valid.
+func InvalidUTF8(data []byte) (line, col int, b byte) {
+	if utf8.Valid(data) {
+		return 0, 0, 0
+	}
+	line, start := 1, 0
+	for i := 0; i < len(data); {
+		if data[i] == '\n' {
+			line, start = line+1, i+1
+		}
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return line, i - start + 1, data[i]
+		}
+		i += n
+	}
+	return 0, 0, 0
+}
+
+// nonJSON are YAML's floats that JSON has no number for.
+var nonJSON = regexp.MustCompile(`(?:^|[\s:\-\[{,])([-+]?\.(?:nan|NaN|NAN|inf|Inf|INF))\s*(?:$|[,\]}#])`)
+
+// NonJSONNumber returns the first line (1-based) of lines that holds a
+// YAML float JSON cannot (.nan, .inf, -.inf) as a plain value, and that
+// value; 0 when there is none.
+func NonJSONNumber(lines []string) (int, string) {
+	for i, l := range lines {
+		if !strings.Contains(l, ".") {
+			continue
+		}
+		if m := nonJSON.FindStringSubmatch(strings.TrimRight(l, "\r\n")); m != nil {
+			return i + 1, m[1]
+		}
+	}
+	return 0, ""
 }

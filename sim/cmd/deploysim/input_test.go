@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// laughs is YAML whose aliases expand 500 bytes to 6.4 GiB, under
+// key (indented by indent).
+func laughs(key, indent string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:\n%s  l0: &l0 \"lol\"\n", key, indent)
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "%s  l%d: &l%d [%s]\n", indent, i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d,", i-1), 10), ","))
+	}
+	return b.String()
+}
+
+// TestInputLimits: every path that reads cluster state or manifests
+// (explain, a what-happens-next run, -from, the manifest itself) or a
+// scenario (a run, -overlay) refuses input beyond the limit of its kind,
+// as read and as its aliases expand it, before parsing it, with the same
+// error naming the file and the limit.
+func TestInputLimits(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string, size int64) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if size > 0 {
+			if err := os.Truncate(p, size); err != nil { // sparse
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	manifest := "../../../testdata/manifests/nginx-deployment.yaml"
+	dump := "../../../testdata/clusters/rolling.yaml"
+	bigDump := write("big-dump.yaml", "apiVersion: v1\nitems: []\n", 100<<20)
+	bigScenario := write("big-scenario.yaml", "name: big\ndescription: "+strings.Repeat("x", 3<<20)+"\n", 0)
+	lolDump := write("lol-dump.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\n"+laughs("data", ""), 0)
+	lolScenario := write("lol-scenario.yaml", "name: lol\n"+laughs("description", ""), 0)
+	dumpErr := bigDump + ": 100 MiB, above the limit of 64 MiB for cluster state or manifests (snapshot.MaxBytes)"
+	scenarioErr := bigScenario + ": 3 MiB, above the limit of 2 MiB for a scenario (sim.MaxScenarioBytes)"
+	expanded := func(file, limit string) string {
+		return file + ": its YAML aliases expand it to 6.4 GiB, above the limit of " + limit
+	}
+	lolDumpErr := expanded(lolDump, "64 MiB for cluster state or manifests (snapshot.MaxBytes)")
+	lolScenarioErr := expanded(lolScenario, "2 MiB for a scenario (sim.MaxScenarioBytes)")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explain", bigDump}, dumpErr},
+		{[]string{bigDump}, dumpErr},
+		{[]string{"-from", bigDump, manifest}, dumpErr},
+		{[]string{"-from", dump, bigDump}, dumpErr},
+		{[]string{"explain", lolDump}, lolDumpErr},
+		{[]string{lolDump}, lolDumpErr},
+		{[]string{"-from", lolDump, manifest}, lolDumpErr},
+		{[]string{bigScenario}, scenarioErr},
+		{[]string{"-overlay", bigScenario, manifest}, scenarioErr},
+		{[]string{lolScenario}, lolScenarioErr},
+		{[]string{"-overlay", lolScenario, dump}, lolScenarioErr},
+	} {
+		var out, errb bytes.Buffer
+		code := run(tc.args, &out, &errb)
+		if code == 0 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("deploysim %s: exit %d, stderr:\n%s\nwant:\n%s", strings.Join(tc.args, " "), code, errb.String(), tc.want)
+		}
+	}
+}
+
+// TestIsManifest: objects and scenarios told apart by the first
+// document's top-level keys, whatever its size and layout.
+func TestIsManifest(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want bool
+	}{
+		{"apiVersion: v1\nitems:\n- kind: Pod\nkind: List\n", true},
+		{"items:\n- kind: Pod\n  apiVersion: v1\nkind: List\n", true}, // a List whose apiVersion comes last
+		{"# a comment\n---\nkind: Deployment\n", true},
+		{"\ufeffapiVersion: apps/v1\n", true},
+		{"- apiVersion: v1\n  kind: Pod\n", true},
+		{`{"apiVersion": "v1", "items": []}`, true},
+		{`{"items": [{"kind": "Pod"}], "kind": "List"}`, true},
+		{"{apiVersion: v1, kind: Pod}", true},
+		{"--- {kind: Pod}\n", true},
+		{"name: web\nsteps:\n- at: 1s\n  kind: x\n", false}, // kind below the top level
+		{"name: web\n---\nkind: Pod\n", false},              // the second document
+		{`{"name": "web", "objects": [{"kind": "Deployment"}]}`, false},
+		{"{name: web, objects: [{kind: Deployment}]}", false},
+		{"", false},
+	} {
+		if got := isManifest([]byte(tc.doc)); got != tc.want {
+			t.Errorf("isManifest(%q) = %v, want %v", tc.doc, got, tc.want)
+		}
+	}
+}
+
+// TestOneValidity: explain and a what-happens-next run read a dump
+// through the same checks, so they refuse the same dumps with the same
+// error, naming the file, the line and the field.
+func TestOneValidity(t *testing.T) {
+	dir := t.TempDir()
+	rs := func(spec string) string {
+		return "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: web-1\n  creationTimestamp: \"2026-11-23T10:00:00Z\"\n" + spec
+	}
+	deployment := func(containers string) string {
+		return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, creationTimestamp: "2026-11-23T10:00:00Z"}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: ` + containers + `
+status: {observedGeneration: 1}
+`
+	}
+	for _, tc := range []struct{ name, dump, want string }{
+		{"rs without spec", rs("status: {replicas: 0}\n"), "rs without spec.yaml: line 1: ReplicaSet default/web-1: spec.selector: Required value"},
+		{"rs without containers", rs("spec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"),
+			"rs without containers.yaml: line 8: ReplicaSet default/web-1: spec.template.spec.containers: Required value"},
+		{"deployment without containers", deployment("[]"), "deployment without containers.yaml: line 9: Deployment default/web: spec.template.spec.containers: Required value"},
+	} {
+		file := filepath.Join(dir, tc.name+".yaml")
+		if err := os.WriteFile(file, []byte(tc.dump), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"explain", file}, {file}} {
+			var out, errb bytes.Buffer
+			code := run(args, &out, &errb)
+			if code == 0 || !strings.Contains(errb.String(), filepath.Join(dir, tc.want)) {
+				t.Errorf("deploysim %s: exit %d, stderr:\n%s\nwant %s", strings.Join(args, " "), code, errb.String(), filepath.Join(dir, tc.want))
+			}
+		}
+	}
+}
+
+// TestIncompleteDumpRun: a what-happens-next run refuses a dump whose
+// Deployment's status counts pods but holds none of its ReplicaSets,
+// naming the file and the line; explain explains it, saying what the
+// dump lacks.
+func TestIncompleteDumpRun(t *testing.T) {
+	const paste = "../../../testdata/clusters/pastes/extensions-2016.yaml"
+	var out, errb bytes.Buffer
+	if code := run([]string{paste}, &out, &errb); code == 0 || !strings.Contains(errb.String(), paste+": line 4: Deployment default/nginx: status.replicas: the status counts 1 pods (available 1), but the state holds none of its ReplicaSets") {
+		t.Errorf("run: exit %d, stderr:\n%s", code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"explain", paste}, &out, &errb); code != 0 || !strings.Contains(out.String(), "  missing: the snapshot holds none of its replica sets") {
+		t.Errorf("explain: exit %d, stdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+}
