@@ -114,13 +114,9 @@ func (s *Sim) forgetRestart(obj runtime.Object) {
 // due, unless an earlier one is pending.
 func (s *Sim) scheduleRestartTick() {
 	r := s.restart
-	at, ok := r.eng.NextRelease(Epoch)
+	d, ok := s.nextRestartTick()
 	if !ok {
 		return
-	}
-	d := at.Sub(Epoch)
-	if d < s.now { // overdue: the ticker's next tick from now
-		d = (s.now + r.interval - 1) / r.interval * r.interval
 	}
 	if r.tickAt >= 0 && r.tickAt <= d {
 		return
@@ -137,7 +133,32 @@ func (s *Sim) restartTick(at time.Duration) {
 		return // superseded by an earlier tick
 	}
 	r.tickAt = -1
-	batch := r.eng.Release(s.wall())
+	for _, dec := range s.releaseRestarts() {
+		s.applyRestart(dec)
+	}
+	s.scheduleRestartTick()
+}
+
+// nextRestartTick is the time of the tick at which the restart
+// controller's first waiting change is due, on the grid of a ticker
+// started at time 0 (every CheckInterval); false when nothing waits.
+func (s *Sim) nextRestartTick() (time.Duration, bool) {
+	r := s.restart
+	at, ok := r.eng.NextRelease(Epoch)
+	if !ok {
+		return 0, false
+	}
+	d := at.Sub(Epoch)
+	if d < s.now { // overdue: the ticker's next tick from now
+		d = (s.now + r.interval - 1) / r.interval * r.interval
+	}
+	return d, true
+}
+
+// releaseRestarts releases the restart controller's due changes and
+// returns the decisions to write, noting changes that update no workload.
+func (s *Sim) releaseRestarts() []restart.Decision {
+	batch := s.restart.eng.Release(s.wall())
 	if len(batch.Decisions) == 0 && len(batch.Processed) > 0 {
 		keys := make([]string, len(batch.Processed))
 		for i, c := range batch.Processed {
@@ -145,10 +166,7 @@ func (s *Sim) restartTick(at time.Duration) {
 		}
 		s.note("restart controller: processed %s: no workload to update", strings.Join(keys, ", "))
 	}
-	for _, dec := range batch.Decisions {
-		s.applyRestart(dec)
-	}
-	s.scheduleRestartTick()
+	return batch.Decisions
 }
 
 // applyRestart applies one decision as a JSON merge patch (unconditional,

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/deploymath/deploymath/restart"
 	appsv1 "k8s.io/api/apps/v1"
@@ -62,16 +61,9 @@ func (c *restartController) observe(ch Change) []Request {
 // schedule asks for a tick at the first moment a waiting change is due,
 // on the grid of a ticker started at time 0 (every CheckInterval).
 func (c *restartController) schedule() {
-	s, r := c.s, c.s.restart
-	at, ok := r.eng.NextRelease(Epoch)
-	if !ok {
-		return
+	if d, ok := c.s.nextRestartTick(); ok {
+		c.h.ctx.TickAt(Epoch.Add(d))
 	}
-	d := at.Sub(Epoch)
-	if d < s.now { // overdue: the ticker's next tick from now
-		d = (s.now + r.interval - 1) / r.interval * r.interval
-	}
-	c.h.ctx.TickAt(Epoch.Add(d))
 }
 
 // Reconcile is never called: no watch queues a key.
@@ -81,16 +73,7 @@ func (*restartController) Reconcile(*Context, Request) (ReconcileResult, error) 
 
 // Tick releases the due changes and writes each decision.
 func (c *restartController) Tick(ctx *Context) {
-	s, r := c.s, c.s.restart
-	batch := r.eng.Release(s.wall())
-	if len(batch.Decisions) == 0 && len(batch.Processed) > 0 {
-		keys := make([]string, len(batch.Processed))
-		for i, p := range batch.Processed {
-			keys[i] = p.Key
-		}
-		s.note("restart controller: processed %s: no workload to update", strings.Join(keys, ", "))
-	}
-	for _, dec := range batch.Decisions {
+	for _, dec := range c.s.releaseRestarts() {
 		c.apply(ctx, dec)
 	}
 	c.schedule()
