@@ -31,15 +31,16 @@
 // (objects:, and apply steps), and cluster.deploymentController: false
 // turns the built-in Deployment controller off when yours replaces it.
 // After the run, read the cluster with [sim.Sim].APIReader; during it,
-// check your invariants from a controller of your own (a [sim.Controller]
-// whose watches read the API server at every change) or from the trace.
+// check your invariants with [sim.Options].Invariants (checked after each
+// of your controllers' writes and at every instant).
 // A reconciler that measures time takes a clock.PassiveClock:
 // clock.RealClock{} with a real manager, [Manager.GetClock] (the virtual
-// clock) here. Property tests draw scenarios with pgregory.net/rapid: pod
-// start-up and readiness ranges, crash-looping images
-// (cluster.failures), node failures (steps), informer delay; see
-// examples/bluegreen of the repository (its README.md) for a controller
-// that runs both here and on a real API server, with its property test.
+// clock) here. Property tests draw scenarios with pgregory.net/rapid
+// (package sim/simtest draws the faults: pod start-up and readiness
+// ranges, crash-looping images, node failures, write conflicts, informer
+// delay, controller restarts); see examples/bluegreen of the repository
+// (its README.md) for a controller that runs both here and on a real API
+// server, with its property test.
 //
 // # What is modelled
 //
