@@ -82,6 +82,10 @@
 //     invariants.go (the checks).
 //   - sim/sweep: runs a scenario over seeds and strategy combinations, in
 //     parallel or in shards.
+//   - sim/simtest: property tests of controllers of your own on the
+//     simulator (rapid), for your tests to import.
+//   - sim/crsim (a module of its own): controller-runtime reconcilers in
+//     the simulator.
 //   - sim/cmd/deploysim: the command.
 //
 // Data flows from a [Scenario] (or manifests, or a snapshot's objects via
