@@ -30,8 +30,18 @@
 //     insertion) order.
 //   - sim/internal/workqueue: the controllers' work queue, client-go's
 //     rate-limited delaying queue as state transitions.
-//   - sim/internal/yamlline: the line of a field path in YAML text, for
-//     the errors of the scenario reader and of sim/snapshot.
+//   - sim/internal/yamlline: the line of a field path in YAML text, and
+//     the field path of a line, for the errors of the scenario reader
+//     and of sim/snapshot.
+//   - sim/internal/inputlimit: one size rule per kind of input (cluster
+//     state or manifests, scenarios), checked on the bytes as read and
+//     as YAML aliases expand them, and the nesting bound, with one error
+//     wherever an input is read.
+//   - sim/internal/apivalidation: the API server's checks of a state's
+//     objects beyond the planner's (containers, ReplicaSet specs,
+//     statuses), shared by sim/snapshot and State.
+//   - sim/internal/kubeyaml: kubectl's block YAML to JSON in one pass,
+//     for large dumps (sigs.k8s.io/yaml for anything else).
 //   - sim/internal/ranking: the order in which the ReplicaSet controller
 //     deletes pods (upstream's ranking with logarithmic scale-down) over
 //     compact per-pod data, and the exact procedure that applies it.
