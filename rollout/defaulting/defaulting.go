@@ -1,6 +1,7 @@
 package defaulting
 
 import (
+	"bytes"
 	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -58,21 +59,28 @@ func Stored(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 	if t == nil {
 		return corev1.PodTemplateSpec{}
 	}
-	out := *t
-	for range 2 {
-		b, err := out.Marshal()
-		if err != nil {
-			// The generated encoder fails on nothing it is given; a copy
-			// is the closest form.
-			return *t.DeepCopy()
-		}
-		var next corev1.PodTemplateSpec
-		if err := next.Unmarshal(b); err != nil {
-			return *t.DeepCopy()
-		}
-		out = next
+	b, err := t.Marshal()
+	if err != nil {
+		// The generated encoder fails on nothing it is given; a copy is
+		// the closest form.
+		return *t.DeepCopy()
 	}
-	return out
+	var out corev1.PodTemplateSpec
+	if err := out.Unmarshal(b); err != nil {
+		return *t.DeepCopy()
+	}
+	// The second trip: when the first one's form encodes to the same
+	// bytes, it decodes to the same form (the usual case), so only the
+	// encoding is repeated.
+	b2, err := out.Marshal()
+	if err != nil || bytes.Equal(b, b2) {
+		return out
+	}
+	var next corev1.PodTemplateSpec
+	if err := next.Unmarshal(b2); err != nil {
+		return out
+	}
+	return next
 }
 
 // deploymentSpec sets the apps/v1 defaults of spec in place.
