@@ -49,7 +49,6 @@ type blockWorld struct {
 }
 
 type blockRS struct {
-	name              string
 	template          int
 	replicas          int32
 	status            appsv1.ReplicaSetStatus
