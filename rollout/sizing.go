@@ -5,6 +5,7 @@ import (
 
 	"github.com/deploymath/deploymath/fencepost"
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Sizing is the decision of [NewRSNewReplicas], with its numbers.
@@ -88,8 +89,11 @@ func NewRSNewReplicas(p Params, all []ReplicaSet, newRS int) (s Sizing, err erro
 	switch p.Strategy {
 	case appsv1.RecreateDeploymentStrategyType:
 	case appsv1.RollingUpdateDeploymentStrategyType:
-		// Upstream resolves maxSurge alone here (maxUnavailable is not read).
-		if surge, err = fencepost.Scaled(p.MaxSurge, p.Replicas, true); err != nil {
+		// Upstream resolves maxSurge alone here (maxUnavailable is not
+		// read); an integer needs no call.
+		if ms := p.MaxSurge; ms != nil && ms.Type == intstr.Int {
+			surge = ms.IntVal
+		} else if surge, err = fencepost.Scaled(ms, p.Replicas, true); err != nil {
 			return s, fmt.Errorf("params: maxSurge: %w", err)
 		}
 	default:

@@ -1,6 +1,7 @@
 package defaulting
 
 import (
+	"bytes"
 	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -40,16 +41,20 @@ func PodTemplate(t *corev1.PodTemplateSpec) *corev1.PodTemplateSpec {
 }
 
 // Stored returns t as an API server stores it and a controller reads it
-// back: encoded the way the server encodes objects for etcd (protobuf,
-// with k8s.io/api's own generated code) and decoded again. That is the
-// form whose pod-template-hash names a cluster's ReplicaSets (the
-// controller hashes the Go value it decoded): every resource quantity is
-// in the form parsing its canonical string gives ("0.5" and "500m" both
-// become 500m as parsed from "500m"; "0.5Gi" becomes 512Mi; "1.0" becomes
-// 1), and empty maps and lists are nil. Defaults come first (see
-// [PodTemplate]); Stored changes no value, only its Go form. t is not
-// modified; the result shares nothing with it. A nil t gives the zero
-// template.
+// back: encoded the way the server encodes objects (protobuf, with
+// k8s.io/api's own generated code) and decoded, twice, as the object
+// travels twice: into etcd and out of it in the API server, then to the
+// controller's informer and out of it. That is the form whose
+// pod-template-hash names a cluster's ReplicaSets (the controller hashes
+// the Go value it decoded): every resource quantity as parsed from its
+// canonical string ("0.5" and "500m" both become 500m as parsed from
+// "500m"; "0.5Gi" becomes 512Mi; "1.0" becomes 1), and empty maps and
+// lists nil. Both trips matter: a quantity's canonical string can change
+// once more after the first (a whole number of bytes written without a
+// suffix, 3323467409000, reads back as decimal SI and is written
+// 3323467409k the second time). Defaults come first (see [PodTemplate]);
+// Stored changes no value, only its Go form. t is not modified; the
+// result shares nothing with it. A nil t gives the zero template.
 func Stored(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 	if t == nil {
 		return corev1.PodTemplateSpec{}
@@ -64,7 +69,18 @@ func Stored(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 	if err := out.Unmarshal(b); err != nil {
 		return *t.DeepCopy()
 	}
-	return out
+	// The second trip: when the first one's form encodes to the same
+	// bytes, it decodes to the same form (the usual case), so only the
+	// encoding is repeated.
+	b2, err := out.Marshal()
+	if err != nil || bytes.Equal(b, b2) {
+		return out
+	}
+	var next corev1.PodTemplateSpec
+	if err := next.Unmarshal(b2); err != nil {
+		return out
+	}
+	return next
 }
 
 // deploymentSpec sets the apps/v1 defaults of spec in place.

@@ -119,3 +119,28 @@ func TestQuantitiesHashAsReadBack(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredTwoTrips pins Stored's second trip: a whole number of bytes
+// built in Go in binary SI is written without a suffix the first time
+// (3323467409000), read back as decimal SI and written 3323467409k the
+// second time, which is the form a controller reads (the API server reads
+// it back from etcd, then the controller from the API server).
+func TestStoredTwoTrips(t *testing.T) {
+	q := resource.NewQuantity(3323467409000, resource.BinarySI)
+	in := &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+		Name: "app", Image: "app:1",
+		Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"example.com/gpu": *q}},
+	}}}}
+	st := defaulting.Stored(in)
+	got := st.Spec.Containers[0].Resources.Limits["example.com/gpu"]
+	if s := got.String(); s != "3323467409k" {
+		t.Errorf("stored as %s, want 3323467409k (the second trip's form)", s)
+	}
+	once, err := resource.ParseQuantity(q.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := once.String(); s != "3323467409k" || q.String() != "3323467409000" {
+		t.Errorf("one trip: %s then %s; the premise of this test changed", q.String(), s)
+	}
+}

@@ -3,6 +3,7 @@ package differential
 import (
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -255,14 +256,28 @@ func TestFixpoint(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) { check(t, u, true, 30) })
 }
 
-// checks sets rapid's number of cases to n unless -rapid.checks was given.
+// checks sets rapid's number of cases to n for this test, unless
+// -rapid.checks was given on the command line (then every test runs that
+// many). The count is restored when the test ends, so each test's default
+// is its own.
 func checks(t *testing.T, n int) {
-	explicit := false
-	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "rapid.checks" })
-	if !explicit {
+	if !cmdlineChecks {
+		f := flag.Lookup("rapid.checks")
+		old := f.Value.String()
 		if err := flag.Set("rapid.checks", strconv.Itoa(n)); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { _ = flag.Set("rapid.checks", old) })
 	}
 	t.Logf("%s cases", flag.Lookup("rapid.checks").Value)
 }
+
+// cmdlineChecks: -rapid.checks was on the command line.
+var cmdlineChecks = func() bool {
+	for _, a := range os.Args[1:] {
+		if strings.HasPrefix(strings.TrimLeft(a, "-"), "rapid.checks") {
+			return true
+		}
+	}
+	return false
+}()

@@ -10,10 +10,15 @@
 // From this directory (the first run builds the controller: about five
 // minutes on two cores, seconds afterwards):
 //
-//	go test ./...                                            # what CI runs: 3,000 single syncs, 1,000 runs to the fixpoint, 5,000 defaultings
+//	go test ./...                                            # what CI runs: 3,000 single syncs, 1,000 runs to the fixpoint, 5,000 defaultings, the blocks (2,000 each, 300 syncs)
 //	go test -run TestSingleSync -rapid.checks=100000 -timeout 2h .
 //	go test -run TestFixpoint   -rapid.checks=20000  -timeout 2h .
-//	go test -run 'TestDefaulting$' -rapid.checks=100000 .       # about 50 s
+//	go test -run 'TestDefaulting$' -rapid.checks=100000 -timeout 3h .
+//	go test -run 'TestBlock' -rapid.checks=100000 -timeout 6h .
+//	go test -run '^$' -bench BenchmarkBlocksVsUpstream -benchmem .
+//
+// -rapid.checks on the command line sets every test's count; without it
+// each test runs its own default.
 //
 // A failure prints the first differing sync (upstream's writes, events and
 // stored objects against the plan's, with the plan's own explanation) and
@@ -25,15 +30,43 @@
 // TestDefaulting (defaulting_test.go) compares
 // [github.com/deploymath/deploymath/rollout/defaulting.Deployment] with the
 // real v1.37.1 defaulters (legacyscheme.Scheme.Default on an apps/v1
-// Deployment, as the API server runs them) on random Deployments as users
-// write them: every defaulted field missing or set, containers, init
-// containers and ephemeral containers (which validation refuses in a
-// template, but the defaulter reaches), image references of every shape
-// and many that do not parse, ports, env sources, resource quantities in
-// many internal forms, probes and lifecycle handlers of every kind, and
-// volumes of every kind. The whole Deployment must be equal (cmp.Diff) and
-// so must the pod-template-hash. TestDefaultingVectors checks
-// testdata/defaulting/vectors.json against the real defaulters.
+// Deployment, as the API server runs them) followed by the object's real
+// way to the controller (storage_test.go: conversion to the internal
+// version, the API server's protobuf storage codec and back, then
+// protobuf on the wire) on random Deployments as users write them: every
+// defaulted field missing or set, containers, init containers and
+// ephemeral containers (which validation refuses in a template, but the
+// defaulter reaches), image references of every shape and many that do not
+// parse, ports, env sources, resource quantities spelled every way (listed
+// spellings and random digits, fractions and suffixes, exponents, values
+// below a milli, quantities built in Go), probes and lifecycle handlers of
+// every kind, and volumes of every kind. The template must equal the one
+// the controller reads (cmp.Diff) and hash alike; the rest of the
+// Deployment must equal the defaulters'. TestDefaultingVectors checks
+// testdata/defaulting/vectors.json against the same.
+//
+// # The building blocks
+//
+// blocks_diff_test.go compares each exported block of package rollout with
+// the upstream function of the same meaning
+// (pkg/controller/deployment/util), used as the package documentation says
+// (Params from ParamsOf, values from ReplicaSetOf): Limits and MinAvailable
+// (MaxSurge, MaxUnavailable, MinAvailable), NewRSNewReplicas,
+// FindNewReplicaSet and FindOldReplicaSets (the same objects in the same
+// order), ActiveOrLatest (FindActiveOrLatest), IsSaturated, Counts
+// (calculateStatus's sums), Complete, Progressing and TimedOut, and each
+// ReplicaSet's share of proportional scaling (GetReplicaSetProportion).
+// blocks_sync_test.go compares the blocks upstream has no function for
+// with what one real sync leaves (every ReplicaSet's size and the deleted
+// ones): scaling events (ActiveOrLatest, IsSaturated and Proportions
+// composed as documented), RollingUpdate steps (RollingStep, and
+// MaxScaledDown, CleanupUnhealthy and ScaleDownOld composed as documented),
+// the history cleanup of a complete rollout (HistoryToDelete), and the
+// requeue of a sync that writes nothing (RequeueAfter). The generator
+// (blocks_gen_test.go) draws sizes and fenceposts near MaxInt32 and
+// desired- and max-replicas annotations spelled as users and old tools
+// write them ("+3", "007", "-0", 2³² + n, spaces, hex, garbage).
+// blocks_bench_test.go measures each block beside upstream's function.
 //
 // # What runs
 //

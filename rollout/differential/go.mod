@@ -13,7 +13,10 @@ require (
 	pgregory.net/rapid v1.3.0
 )
 
-require github.com/spf13/cobra v1.10.2 // indirect
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+)
 
 require (
 	cel.dev/expr v0.25.1 // indirect
