@@ -298,11 +298,17 @@ func (c *Cluster) podsToDelete(st *ReplicaSet, n int) []*Pod {
 	return out
 }
 
-// setMeta stores the ranking data of Pods[i].
+// setIndexedMeta is setMeta of p's ranking data for a ReplicaSet with an
+// index, which it tells first.
+func (st *ReplicaSet) setIndexedMeta(p *Pod) {
+	m := p.rankMeta()
+	st.index.Set(int(p.idx), &st.meta[p.idx], &m)
+	st.setMeta(int(p.idx), m)
+}
+
+// setMeta stores the ranking data of Pods[i] (see setIndexedMeta for a
+// ReplicaSet with an index).
 func (st *ReplicaSet) setMeta(i int, m ranking.Pod) {
-	if st.index != nil {
-		st.index.Set(i, &st.meta[i], &m)
-	}
 	st.meta[i] = m
 	st.hot[i] = ranking.Word(&m)
 }
