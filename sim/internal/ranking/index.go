@@ -10,8 +10,9 @@ import (
 // order, so that [Picker.Pick] finds the few pods a scale-down deletes
 // without visiting every pod. A simulator keeps it beside the pods and
 // words it indexes ([Index.Set], [Index.Remove]); it is worth its upkeep
-// only for ReplicaSets that Pick would rank with its bounded heap (see
-// [Heaped]). The zero Index indexes no pod; [NewIndex] indexes a set.
+// for ReplicaSets large enough for Pick's bounded heap (see [Heaped]),
+// and then serves every pick of the ReplicaSet, the last pods' included.
+// The zero Index indexes no pod; [NewIndex] indexes a set.
 //
 // When the pods all have the same restart count and their creation times
 // the same logarithmic bucket at the ranking's instant (the old pods of a
@@ -139,9 +140,9 @@ func NewIndex(pods []Pod) *Index {
 	return x
 }
 
-// Heaped reports whether Pick ranks active pods for n deletions with its
-// bounded heap (or, with an index, through the index): the ReplicaSets
-// worth an index are those for which it does.
+// Heaped reports whether Pick without an index ranks active pods for n
+// deletions with its bounded heap: the ReplicaSets worth an index are
+// those for which it does.
 func Heaped(active, n int) bool { return active > HeapMinActive && n*8 < active }
 
 // Set records that pods[i] changed from old to p (a new pod: i is the
