@@ -22,14 +22,16 @@ import (
 // co-location rank, for ready pods the readiness bucket, then the UID.
 // (Two ready pods with the same readiness time fall through to restarts
 // and creation, equal or in one bucket, then to the UID; two with
-// different times in one bucket go to the UID directly.) The bounded heap
-// then gives the first n pods of that order, and so does the index: it
-// groups the active pods by class, node slot and readiness time (whole
-// seconds), each group sorted by UID, so that the first pods are a merge
-// of the heads of the groups in the best prefix's slots. Otherwise Pick
-// runs the heap over every pod, as without an index: upstream's
-// comparator is then not transitive in every case, and the heap's picks
-// depend on the order in which it sees the pods.
+// different times in one bucket go to the UID directly.) The passes, the
+// sort and the bounded heap then all give the first n pods of that order,
+// and so does the index: it groups the active pods by class, node slot
+// and readiness time (whole seconds), each group sorted by UID, so that
+// the first pods are a merge of the heads of the groups in the best
+// prefix's slots (a heap of the slots' bins, each with its first pod kept
+// from one pick to the next while it stays first). Otherwise Pick ranks
+// as without an index: upstream's comparator is then not transitive in
+// every case, and what the passes, the sort and the heap pick depends on
+// the order in which they see the pods.
 type Index struct {
 	refs   []ref    // refs[i]: the group and position of pods[i]'s entry (g 0: none)
 	groups []*group // by number-1 (ref.g); nil: free

@@ -13,9 +13,8 @@
 // back to the UID, the others do not), so the procedure that applies it is
 // part of the behaviour and is kept exactly: n linear passes for n ≤ 8, a
 // sort otherwise, and a bounded heap for very large ReplicaSets (see
-// [Picker.Pick]), which an [Index] of the pods replaces, picking the same
-// pods without visiting them all, whenever the comparator is transitive
-// over them.
+// [Picker.Pick]). Whenever the comparator is transitive over the pods, an
+// [Index] of them picks what all three pick without visiting every pod.
 package ranking
 
 import (
@@ -209,7 +208,7 @@ func logRankSlow(d time.Duration) int64 {
 const HeapMinActive = 4096
 
 // checkIndex, when set (by tests), sees every pick an Index answered, with
-// Pick's arguments: a test compares it with the heap's.
+// Pick's arguments, to compare it with Pick's without the index.
 var checkIndex func(got []int32, pods []Pod, words []uint64, colo []int32, active, n int, now time.Duration, x *Index)
 
 // Picker picks the pods to delete. It keeps its buffers from one pick to
