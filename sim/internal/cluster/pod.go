@@ -148,7 +148,11 @@ func (c *Cluster) account(p *Pod, before podFlags) {
 		if after.active {
 			st.colo[after.slot]++
 		}
-		if !p.gone {
+		switch {
+		case p.gone:
+		case st.index != nil:
+			st.setIndexedMeta(p)
+		default:
 			st.setMeta(int(p.idx), p.rankMeta())
 		}
 		if st.Item.X.RS == st { // the ReplicaSet is still stored

@@ -33,7 +33,7 @@ type ReplicaSet struct {
 	// hot[i] is ranking.Word(&meta[i]): scanned first by the ranking.
 	hot []uint64
 	// index orders the active pods for the ranking once the ReplicaSet
-	// is large enough for Pick's heap (nil before; see podsToDelete).
+	// was large enough for Pick's heap (nil before; see podsToDelete).
 	index    *ranking.Index
 	colo     []int32 // active pods of the owner per node slot, shared by its ReplicaSets
 	minReady time.Duration
@@ -284,11 +284,10 @@ func ReplicaFailure(conds []appsv1.ReplicaSetCondition) *appsv1.ReplicaSetCondit
 // podsToDelete picks n active pods of st to delete, in the ReplicaSet
 // controller's order (package ranking).
 func (c *Cluster) podsToDelete(st *ReplicaSet, n int) []*Pod {
-	switch active := int(st.Active); {
-	case st.index == nil && ranking.Heaped(active, n):
+	if st.index == nil && ranking.Heaped(int(st.Active), n) {
+		// large: indexed from now on (the index serves every later pick,
+		// down to the last pods)
 		st.index = ranking.NewIndex(st.meta)
-	case st.index != nil && active < ranking.HeapMinActive/2:
-		st.index = nil // small again: its upkeep on every pod change is wasted
 	}
 	idx := c.picker.Pick(st.meta, st.hot, st.colo, int(st.Active), n, c.e.Now(), st.index)
 	out := make([]*Pod, len(idx))
@@ -298,11 +297,17 @@ func (c *Cluster) podsToDelete(st *ReplicaSet, n int) []*Pod {
 	return out
 }
 
-// setMeta stores the ranking data of Pods[i].
+// setIndexedMeta is setMeta of p's ranking data for a ReplicaSet with an
+// index, which it tells first.
+func (st *ReplicaSet) setIndexedMeta(p *Pod) {
+	m := p.rankMeta()
+	st.index.Set(int(p.idx), &st.meta[p.idx], &m)
+	st.setMeta(int(p.idx), m)
+}
+
+// setMeta stores the ranking data of Pods[i] (see setIndexedMeta for a
+// ReplicaSet with an index).
 func (st *ReplicaSet) setMeta(i int, m ranking.Pod) {
-	if st.index != nil {
-		st.index.Set(i, &st.meta[i], &m)
-	}
 	st.meta[i] = m
 	st.hot[i] = ranking.Word(&m)
 }

@@ -46,6 +46,13 @@ func (c *Cluster) bind(p *Pod) bool {
 // copy of every waiting pod: with a million replicas on two full nodes,
 // 50,000 pods wait, and every terminated pod frees a slot.
 func (c *Cluster) retrySchedule() {
+	if c.waitHead < len(c.unscheduled) { // (small enough to inline: no pod waits, most often)
+		c.bindWaiting()
+	}
+}
+
+// bindWaiting is retrySchedule with pods waiting.
+func (c *Cluster) bindWaiting() {
 	for c.waitHead < len(c.unscheduled) {
 		p := c.unscheduled[c.waitHead]
 		if !p.gone && !p.Terminating && p.Node == nil && !c.bind(p) {

@@ -10,8 +10,9 @@ import (
 // order, so that [Picker.Pick] finds the few pods a scale-down deletes
 // without visiting every pod. A simulator keeps it beside the pods and
 // words it indexes ([Index.Set], [Index.Remove]); it is worth its upkeep
-// only for ReplicaSets that Pick would rank with its bounded heap (see
-// [Heaped]). The zero Index indexes no pod; [NewIndex] indexes a set.
+// for ReplicaSets large enough for Pick's bounded heap (see [Heaped]),
+// and then serves every pick of the ReplicaSet, the last pods' included.
+// The zero Index indexes no pod; [NewIndex] indexes a set.
 //
 // When the pods all have the same restart count and their creation times
 // the same logarithmic bucket at the ranking's instant (the old pods of a
@@ -21,14 +22,16 @@ import (
 // co-location rank, for ready pods the readiness bucket, then the UID.
 // (Two ready pods with the same readiness time fall through to restarts
 // and creation, equal or in one bucket, then to the UID; two with
-// different times in one bucket go to the UID directly.) The bounded heap
-// then gives the first n pods of that order, and so does the index: it
-// groups the active pods by class, node slot and readiness time (whole
-// seconds), each group sorted by UID, so that the first pods are a merge
-// of the heads of the groups in the best prefix's slots. Otherwise Pick
-// runs the heap over every pod, as without an index: upstream's
-// comparator is then not transitive in every case, and the heap's picks
-// depend on the order in which it sees the pods.
+// different times in one bucket go to the UID directly.) The passes, the
+// sort and the bounded heap then all give the first n pods of that order,
+// and so does the index: it groups the active pods by class, node slot
+// and readiness time (whole seconds), each group sorted by UID, so that
+// the first pods are a merge of the heads of the groups in the best
+// prefix's slots (a heap of the slots' bins, each with its first pod kept
+// from one pick to the next while it stays first). Otherwise Pick ranks
+// as without an index: upstream's comparator is then not transitive in
+// every case, and what the passes, the sort and the heap pick depends on
+// the order in which they see the pods.
 type Index struct {
 	refs   []ref    // refs[i]: the group and position of pods[i]'s entry (g 0: none)
 	groups []*group // by number-1 (ref.g); nil: free
@@ -139,9 +142,9 @@ func NewIndex(pods []Pod) *Index {
 	return x
 }
 
-// Heaped reports whether Pick ranks active pods for n deletions with its
-// bounded heap (or, with an index, through the index): the ReplicaSets
-// worth an index are those for which it does.
+// Heaped reports whether Pick without an index ranks active pods for n
+// deletions with its bounded heap: the ReplicaSets worth an index are
+// those for which it does.
 func Heaped(active, n int) bool { return active > HeapMinActive && n*8 < active }
 
 // Set records that pods[i] changed from old to p (a new pod: i is the

@@ -86,9 +86,9 @@ func drawPod(t *rapid.T, uid uint64, now time.Duration, odd int) Pod {
 
 // TestIndexPick: whenever the comparator is total (Index.total), the
 // index picks the pods, in the order, that the bounded heap over every
-// pod picks, as its pods are changed, removed and added in any order;
-// its count of active pods stays right and every active pod is indexed
-// exactly once.
+// pod picks, and that Pick without an index picks, as its pods are
+// changed, removed and added in any order; its count of active pods stays
+// right and every active pod is indexed exactly once.
 func TestIndexPick(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		now := time.Minute
@@ -128,9 +128,14 @@ func TestIndexPick(t *testing.T) {
 			n := rapid.IntRange(1, min(s.active-1, rapid.SampledFrom([]int{3, 3, 1000}).Draw(t, "most"))).Draw(t, "n")
 			var pk, ref Picker
 			got := s.x.pick(nil, s.colo, n, now, &pk)
-			want := ref.selectHeap(s.pods, s.colo, n, now)
+			want := slices.Clone(ref.selectHeap(s.pods, s.colo, n, now))
 			if !slices.Equal(got, want) {
 				t.Fatalf("at %v, %d of %d pods: index picked %v, the heap %v", now, n, s.active, got, want)
+			}
+			// and what Pick without an index picks at this size (passes
+			// for up to 8 pods, a sort, or the heap)
+			if want := ref.pick(s.pods, s.words, s.colo, s.active, n, now); !slices.Equal(got, want) {
+				t.Fatalf("at %v, %d of %d pods: index picked %v, Pick without it %v", now, n, s.active, got, want)
 			}
 			if rapid.Bool().Draw(t, "deletePicked") { // as the ReplicaSet controller does
 				for _, i := range got {
@@ -207,43 +212,52 @@ func checkIndexed(t *rapid.T, s *indexed, now time.Duration) {
 	}
 }
 
-// TestPickIndexed: through Pick, above HeapMinActive active pods, a
-// ReplicaSet's index gives what the heap gives, whether the comparator is
-// total (the index answers) or not (the heap does), and Pick calls
-// checkIndex only in the first case.
+// TestPickIndexed: through Pick, a ReplicaSet's index gives what Pick
+// without an index gives (the passes for up to 8 pods, the sort, the
+// heap above HeapMinActive active pods), whether the comparator is total
+// (the index answers) or not (it does not), and Pick calls checkIndex
+// only in the first case.
 func TestPickIndexed(t *testing.T) {
-	const size = HeapMinActive + 1000
-	for _, total := range []bool{true, false} {
-		s := &set{colo: make([]int32, 8)}
-		now := 5 * time.Minute
-		for i := range size {
-			p := Pod{UID: uint64(i*7919%size + 1), Active: i%11 != 0, Slot: int32(1 + i%5), Ready: i%13 != 0}
-			p.Class = Class(true, 2, p.Ready)
-			if p.Ready {
-				p.ReadyAt = time.Duration(i%40) * time.Second
+	for _, size := range []int{300, HeapMinActive + 1000} {
+		for _, total := range []bool{true, false} {
+			s := &set{colo: make([]int32, 8)}
+			now := 5 * time.Minute
+			for i := range size {
+				p := Pod{UID: uint64(i*7919%size + 1), Active: i%11 != 0, Slot: int32(1 + i%5), Ready: i%13 != 0}
+				p.Class = Class(true, 2, p.Ready)
+				if p.Ready {
+					p.ReadyAt = time.Duration(i%40) * time.Second
+				}
+				if !total && i%17 == 0 {
+					p.Created = 3 * time.Minute // another creation bucket
+				}
+				s.add(p)
 			}
-			if !total && i%17 == 0 {
-				p.Created = 3 * time.Minute // another creation bucket
+			x := NewIndex(s.pods)
+			if x.total(now) != total {
+				t.Fatalf("total(%v) = %v", now, !total)
 			}
-			s.add(p)
-		}
-		x := NewIndex(s.pods)
-		if x.total(now) != total {
-			t.Fatalf("total(%v) = %v", now, !total)
-		}
-		called := 0
-		checkIndex = func([]int32, []Pod, []int32, int, int, time.Duration, *Index) { called++ }
-		for _, n := range []int{1, 2, 8, 9, 100, 500} {
-			var pk, ref Picker
-			got := slices.Clone(pk.Pick(s.pods, s.words, s.colo, s.active, n, now, x))
-			want := ref.selectHeap(s.pods, s.colo, n, now)
-			if !slices.Equal(got, want) {
-				t.Errorf("total %v, n %d: picked %v, want %v", total, n, got, want)
+			called, ranked := 0, 0
+			checkIndex = func([]int32, []Pod, []uint64, []int32, int, int, time.Duration, *Index) { called++ }
+			for _, n := range []int{1, 2, 8, 9, 100, 500, s.active} {
+				if n < s.active {
+					ranked++ // n ≥ active: every pod, no ranking
+				}
+				var pk, ref Picker
+				words := slices.Clone(s.words)
+				got := slices.Clone(pk.Pick(s.pods, s.words, s.colo, s.active, n, now, x))
+				want := ref.pick(s.pods, s.words, s.colo, s.active, n, now)
+				if !slices.Equal(got, want) {
+					t.Errorf("%d pods, total %v, n %d: picked %v, want %v", size, total, n, got, want)
+				}
+				if !slices.Equal(s.words, words) {
+					t.Errorf("%d pods, total %v, n %d: the words changed", size, total, n)
+				}
 			}
-		}
-		checkIndex = nil
-		if want := map[bool]int{true: 6, false: 0}[total]; called != want {
-			t.Errorf("total %v: the index answered %d picks, want %d", total, called, want)
+			checkIndex = nil
+			if want := map[bool]int{true: ranked, false: 0}[total]; called != want {
+				t.Errorf("%d pods, total %v: the index answered %d picks, want %d", size, total, called, want)
+			}
 		}
 	}
 }

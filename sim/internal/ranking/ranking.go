@@ -13,9 +13,8 @@
 // back to the UID, the others do not), so the procedure that applies it is
 // part of the behaviour and is kept exactly: n linear passes for n ≤ 8, a
 // sort otherwise, and a bounded heap for very large ReplicaSets (see
-// [Picker.Pick]), which an [Index] of the pods replaces, picking the same
-// pods without visiting them all, whenever the comparator is transitive
-// over them.
+// [Picker.Pick]). Whenever the comparator is transitive over the pods, an
+// [Index] of them picks what all three pick without visiting every pod.
 package ranking
 
 import (
@@ -209,8 +208,8 @@ func logRankSlow(d time.Duration) int64 {
 const HeapMinActive = 4096
 
 // checkIndex, when set (by tests), sees every pick an Index answered, with
-// Pick's arguments: a test compares it with the heap's.
-var checkIndex func(got []int32, pods []Pod, colo []int32, active, n int, now time.Duration, x *Index)
+// Pick's arguments, to compare it with Pick's without the index.
+var checkIndex func(got []int32, pods []Pod, words []uint64, colo []int32, active, n int, now time.Duration, x *Index)
 
 // Picker picks the pods to delete. It keeps its buffers from one pick to
 // the next; the zero Picker is ready to use. Not safe for concurrent use.
@@ -245,11 +244,26 @@ type Picker struct {
 // but the picked ones (a pick changes no other word and no co-location
 // count), so the next pick runs over the rest of the list. Otherwise every
 // key is built and sorted, or, above HeapMinActive active pods when n is
-// under an eighth of them ([Heaped]), kept in a bounded heap. In that last
-// case an index of the pods (x, nil for none; see [Index]) gives the same
-// pods without the pass over every pod whenever upstream's comparator is
-// a strict total order over them at now.
+// under an eighth of them ([Heaped]), kept in a bounded heap.
+//
+// Whenever upstream's comparator is a strict total order over the pods at
+// now, all three procedures give its first n pods in order, and so does
+// an index of the pods (x, nil for none; see [Index]), which Pick then
+// uses instead, without a pass over every pod.
 func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, now time.Duration, x *Index) []int32 {
+	if n < active && x != nil && x.total(now) {
+		out := x.pick(pk.out[:0], colo, n, now, pk)
+		pk.out = out
+		if checkIndex != nil {
+			checkIndex(out, pods, words, colo, active, n, now, x)
+		}
+		return out
+	}
+	return pk.pick(pods, words, colo, active, n, now)
+}
+
+// pick is Pick without an index.
+func (pk *Picker) pick(pods []Pod, words []uint64, colo []int32, active, n int, now time.Duration) []int32 {
 	out := pk.out[:0]
 	if n >= active {
 		for i := range pods {
@@ -261,14 +275,6 @@ func (pk *Picker) Pick(pods []Pod, words []uint64, colo []int32, active, n int, 
 		return out
 	}
 	if Heaped(active, n) {
-		if x != nil && x.total(now) {
-			out = x.pick(out, colo, n, now, pk)
-			pk.out = out
-			if checkIndex != nil {
-				checkIndex(out, pods, colo, active, n, now, x)
-			}
-			return out
-		}
 		return pk.selectHeap(pods, colo, n, now)
 	}
 	if n <= 8 {
