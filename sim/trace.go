@@ -2,7 +2,6 @@ package sim
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -360,24 +359,6 @@ func describeRemoved(b *strings.Builder, d *DeploymentRow) {
 			fmt.Fprintf(b, "    replica set %s: deleted\n", r)
 		}
 	}
-}
-
-// JSON renders the trace and summary as indented JSON.
-func (r *Result) JSON() ([]byte, error) {
-	type out struct {
-		Scenario   string              `json:"scenario"`
-		Seed       uint64              `json:"seed"`
-		Frames     []Frame             `json:"frames"`
-		Dropped    int                 `json:"droppedFrames,omitempty"`
-		Summary    Summary             `json:"summary"`
-		Violations []Violation         `json:"violations,omitempty"`
-		Warnings   []Violation         `json:"warnings,omitempty"`
-		Missed     []MissedStep        `json:"missedSteps,omitempty"`
-		Outcomes   []DeploymentOutcome `json:"outcomes"`
-		Writes     []Write             `json:"writes,omitempty"`
-		Events     []ClusterEvent      `json:"events,omitempty"`
-	}
-	return json.MarshalIndent(out{r.Scenario, r.Seed, r.Trace.Frames, r.Trace.Dropped, r.Summary, r.Violations, r.Warnings, r.Missed, r.Outcomes, r.Writes, r.Events}, "", "  ")
 }
 
 // Text renders the trace followed by the summary (and violations).
