@@ -326,7 +326,7 @@ func TestSweepMoreParametersAndChart(t *testing.T) {
 		}
 	}
 	b, err := os.ReadFile(svg)
-	if err != nil || !bytes.Contains(b, []byte("time to complete (bar: mean, tick: p50)")) || !bytes.Contains(b, []byte("strategy=RollingUpdate replicas=3 startup=1s-2s")) {
+	if err != nil || !bytes.Contains(b, []byte("time to complete over the seeds")) || !bytes.Contains(b, []byte("strategy=RollingUpdate replicas=3 startup=1s-2s")) {
 		t.Errorf("sweep chart: %v\n%.300s", err, b)
 	}
 	// Bad values name the parameter and what it wants.
