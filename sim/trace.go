@@ -264,7 +264,7 @@ func (s *Sim) nodeRows() []NodeRow {
 	}
 	out := make([]NodeRow, len(ns))
 	for i, n := range ns {
-		r := NodeRow{Name: n.Name, Pods: n.Pods(), Capacity: n.Capacity, State: "Ready"}
+		r := NodeRow{Name: n.Name, Pods: n.Used(), Capacity: n.Capacity, State: "Ready"}
 		if n.Capacity >= unlimitedPods {
 			r.Capacity = 0
 		}

@@ -268,11 +268,3 @@ func (c *Cluster) collectNodePods(n *Node) {
 		c.removePod(p)
 	}
 }
-
-// Pods is the number of pods bound to n that have not finished
-// (terminating ones included).
-func (n *Node) Pods() int { return n.used }
-
-// Tainted reports whether the node controller has marked n Ready=Unknown
-// and tainted it unreachable (or n was listed not Ready or cordoned).
-func (n *Node) Tainted() bool { return n.tainted }
