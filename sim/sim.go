@@ -86,6 +86,8 @@ type Sim struct {
 	c *cluster.Cluster
 
 	stopWhenConverged bool
+	// nodesChanged: a node event at this instant (see nodeRows)
+	nodesChanged, nodesShown bool
 	// byName finds a step's Deployment by name (see target), made for
 	// byNameOf Deployments
 	byName   map[string]string
@@ -389,6 +391,9 @@ func (s *Sim) handle(e event) {
 			s.reconcile(it)
 		}
 	case evCluster:
+		if e.node != nil {
+			s.nodesChanged = true // a node's lifecycle: the trace shows the nodes
+		}
 		s.c.Fire(e.timer())
 	case evInform:
 		s.deliver()

@@ -229,6 +229,7 @@ func (s *Sim) runStep(i int) {
 	s.lastStepAt = s.now
 	s.met.step(s)
 	label := fmt.Sprintf("step %d", i+1)
+	s.nodeStep(st)
 	if err := s.doStep(st, label); err != nil {
 		var fatal *fatalStepError
 		if errors.As(err, &fatal) {

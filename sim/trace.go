@@ -2,7 +2,6 @@ package sim
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -58,6 +57,10 @@ type Frame struct {
 	Restarts []Restart `json:"restarts,omitempty"`
 	// Events are the events the Deployment controller recorded.
 	Events []TraceEvent `json:"events,omitempty"`
+	// Nodes are the nodes and their pods, at the first instant and at
+	// each instant a node failed, recovered, became unreachable or was
+	// deleted (of a cluster with nodes of its own, not the default one).
+	Nodes []NodeRow `json:"nodes,omitempty"`
 	// Deployments are the Deployments whose state changed at this
 	// instant, with what changed (see [Trace.States]); with
 	// [Options].FullView, and when Full is set, every Deployment with
@@ -169,6 +172,20 @@ type DeploymentRow struct {
 	ReleasedReplicaSets []string        `json:"releasedReplicaSets,omitempty"`
 }
 
+// NodeRow is a node and the pods bound to it.
+type NodeRow struct {
+	Name string `json:"name"`
+	// Pods is how many pods are bound to it and not finished
+	// (terminating ones included); Capacity how many it holds, 0 for no
+	// limit.
+	Pods     int `json:"pods"`
+	Capacity int `json:"capacity,omitempty"`
+	// State is "Ready", "down" (failed), "unreachable" (its kubelet does
+	// not report), "unreachable, tainted" (the node controller marked it
+	// Ready=Unknown), "not ready" (listed so, or cordoned) or "deleted".
+	State string `json:"state"`
+}
+
 // ConditionRow is a Deployment condition with its times as offsets.
 type ConditionRow struct {
 	Type           string        `json:"type"`
@@ -226,6 +243,66 @@ func (s *Sim) deploymentRow(d *appsv1.Deployment) DeploymentRow {
 	return row
 }
 
+// nodeStep notes that the step st acts on a node: the trace shows the
+// nodes at the end of the instant.
+func (s *Sim) nodeStep(st *Step) {
+	if st.FailNode != "" || st.RecoverNode != "" || st.UnreachableNode != "" || st.DeleteNode != "" || st.Pod != nil && st.Pod.Unreachable {
+		s.nodesChanged = true
+	}
+}
+
+// unlimitedPods is the room of a node without a limit: the default node,
+// a node a cluster state's pod names but does not list.
+const unlimitedPods = 1 << 30
+
+// nodeRows lists the nodes with their pods, in the order they were
+// added; none for the default node alone (a scenario without nodes).
+func (s *Sim) nodeRows() []NodeRow {
+	ns := s.c.Nodes
+	if len(ns) == 1 && ns[0].Name == "node-1" && ns[0].Capacity == unlimitedPods {
+		return nil
+	}
+	out := make([]NodeRow, len(ns))
+	for i, n := range ns {
+		r := NodeRow{Name: n.Name, Pods: n.Used(), Capacity: n.Capacity, State: "Ready"}
+		if n.Capacity >= unlimitedPods {
+			r.Capacity = 0
+		}
+		switch {
+		case n.Deleted:
+			r.State = "deleted"
+		case n.Down:
+			r.State = "down"
+		case n.Unreachable && n.Tainted():
+			r.State = "unreachable, tainted"
+		case n.Unreachable:
+			r.State = "unreachable"
+		case n.Tainted():
+			r.State = "not ready"
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// describeNodes renders the nodes of a frame in one line.
+func describeNodes(b *strings.Builder, nodes []NodeRow) {
+	b.WriteString("  nodes (pods/capacity):")
+	for i, n := range nodes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(b, " %s %d", n.Name, n.Pods)
+		if n.Capacity > 0 {
+			fmt.Fprintf(b, "/%d", n.Capacity)
+		}
+		if n.State != "Ready" {
+			fmt.Fprintf(b, " (%s)", n.State)
+		}
+	}
+	b.WriteByte('\n')
+}
+
 // recordFrame closes the current instant's frame: it is kept when
 // something happened or some Deployment's state changed since the last
 // kept frame (stop adds the note that the run stops).
@@ -234,7 +311,11 @@ func (s *Sim) recordFrame(stop bool) {
 	if stop {
 		f.Notes = append(f.Notes, "converged: stopping")
 	}
-	happened := len(f.Notes) > 0 || len(f.Stops) > 0 || wroteSomething(f.Syncs) || len(f.Restarts) > 0 || len(f.Events) > 0
+	if s.nodesChanged || !s.nodesShown {
+		s.nodesChanged, s.nodesShown = false, true
+		f.Nodes = s.nodeRows()
+	}
+	happened := len(f.Notes) > 0 || len(f.Stops) > 0 || wroteSomething(f.Syncs) || len(f.Restarts) > 0 || len(f.Events) > 0 || len(f.Nodes) > 0
 	if s.opts.FullView {
 		s.fillState(f)
 		state := describeState(f)
@@ -309,6 +390,9 @@ func describeFrame(f *Frame, fullStops bool) string {
 	for _, e := range f.Events {
 		fmt.Fprintf(&b, "  %s: %s %s %s\n", eventObject(&e), e.Type, e.Reason, e.Message)
 	}
+	if len(f.Nodes) > 0 {
+		describeNodes(&b, f.Nodes)
+	}
 	b.WriteString(describeState(f))
 	return b.String()
 }
@@ -360,24 +444,6 @@ func describeRemoved(b *strings.Builder, d *DeploymentRow) {
 			fmt.Fprintf(b, "    replica set %s: deleted\n", r)
 		}
 	}
-}
-
-// JSON renders the trace and summary as indented JSON.
-func (r *Result) JSON() ([]byte, error) {
-	type out struct {
-		Scenario   string              `json:"scenario"`
-		Seed       uint64              `json:"seed"`
-		Frames     []Frame             `json:"frames"`
-		Dropped    int                 `json:"droppedFrames,omitempty"`
-		Summary    Summary             `json:"summary"`
-		Violations []Violation         `json:"violations,omitempty"`
-		Warnings   []Violation         `json:"warnings,omitempty"`
-		Missed     []MissedStep        `json:"missedSteps,omitempty"`
-		Outcomes   []DeploymentOutcome `json:"outcomes"`
-		Writes     []Write             `json:"writes,omitempty"`
-		Events     []ClusterEvent      `json:"events,omitempty"`
-	}
-	return json.MarshalIndent(out{r.Scenario, r.Seed, r.Trace.Frames, r.Trace.Dropped, r.Summary, r.Violations, r.Warnings, r.Missed, r.Outcomes, r.Writes, r.Events}, "", "  ")
 }
 
 // Text renders the trace followed by the summary (and violations).

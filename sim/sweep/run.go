@@ -134,6 +134,9 @@ type Report struct {
 	Until string `json:"until"`
 	// Combinations names the rows, in table order.
 	Combinations []string `json:"combinations"`
+	// Resolved names them with what their percentages resolve to (see
+	// [Row].Resolved); absent when no swept value is a percentage.
+	Resolved []string `json:"resolved,omitempty"`
 	// Seeds are the seeds of every combination, in order.
 	Seeds []uint64 `json:"seeds"`
 	// Shard is the slice of the runs this report holds; 0/1 for all.
@@ -175,6 +178,7 @@ func Run(sc *sim.Scenario, params []Param, seeds []uint64, o sim.Options, c Conf
 		Sweep:        sp.spec,
 		Until:        until.String(),
 		Combinations: sp.names,
+		Resolved:     sp.resolved,
 		Seeds:        sp.seeds,
 		Shard:        sh,
 	}
@@ -229,7 +233,7 @@ func Run(sc *sim.Scenario, params []Param, seeds []uint64, o sim.Options, c Conf
 		wg.Wait()
 	}
 	if sh.Count == 1 {
-		r.Rows = sweepRows(r.Combinations, len(r.Seeds), r.Runs)
+		r.Rows = sweepRows(r.Combinations, r.Resolved, len(r.Seeds), r.Runs)
 	}
 	return r, nil
 }
@@ -281,6 +285,11 @@ func (r *Report) JSON() ([]byte, error) {
 		field("sweep", r.Sweep, false),
 		field("until", r.Until, false),
 		field("combinations", r.Combinations, false),
+	)
+	if r.Resolved != nil {
+		err = errors.Join(err, field("resolved", r.Resolved, false))
+	}
+	err = errors.Join(err,
 		field("seeds", r.Seeds, false),
 		field("shard", r.Shard, false),
 		list("runs", len(r.Runs), func(i int) any { return r.Runs[i] }, r.Rows == nil),
@@ -352,7 +361,7 @@ func Merge(reports []*Report, names []string) (*Report, error) {
 			what = fmt.Sprintf("scenario %q, not %q", r.Scenario, first.Scenario)
 		case r.Digest != first.Digest:
 			what = fmt.Sprintf("scenario %q with digest %.12s, not %.12s (the scenario file changed)", r.Scenario, r.Digest, first.Digest)
-		case r.Sweep != first.Sweep || !slices.Equal(r.Combinations, first.Combinations):
+		case r.Sweep != first.Sweep || !slices.Equal(r.Combinations, first.Combinations) || !slices.Equal(r.Resolved, first.Resolved):
 			what = fmt.Sprintf("sweep %q, not %q", r.Sweep, first.Sweep)
 		case !slices.Equal(r.Seeds, first.Seeds):
 			what = fmt.Sprintf("seeds %s, not %s", seedRange(r.Seeds), seedRange(first.Seeds))
@@ -393,7 +402,7 @@ func Merge(reports []*Report, names []string) (*Report, error) {
 	out := *first
 	out.Shard = Shard{0, 1}
 	out.Runs = runs
-	out.Rows = sweepRows(out.Combinations, len(out.Seeds), runs)
+	out.Rows = sweepRows(out.Combinations, out.Resolved, len(out.Seeds), runs)
 	return &out, nil
 }
 

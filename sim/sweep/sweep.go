@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deploymath/deploymath/fencepost"
 	"github.com/deploymath/deploymath/rollout"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -180,11 +181,19 @@ type Row struct {
 	Err       string `json:"error,omitempty"`
 	Runs      int    `json:"runs"`
 	Completed int    `json:"completed"`
-	// TimeToComplete is the mean over the completed runs and
+	// Resolved is Params with what each percentage resolves to for the
+	// scenario's Deployments ("maxSurge=25% (1) maxUnavailable=25% (0)";
+	// "maxSurge=25% (1 web, 3 api)" when they differ); "" when nothing is
+	// a percentage.
+	Resolved string `json:"resolved,omitempty"`
+	// TimeToComplete is the mean over the completed runs,
 	// TimeToCompleteP50 their median (the lower middle one of an even
-	// count); durations in nanoseconds in JSON.
+	// count), TimeToCompleteMin and TimeToCompleteMax the fastest and the
+	// slowest; durations in nanoseconds in JSON.
 	TimeToComplete    time.Duration `json:"timeToComplete"`
 	TimeToCompleteP50 time.Duration `json:"timeToCompleteP50"`
+	TimeToCompleteMin time.Duration `json:"timeToCompleteMin"`
+	TimeToCompleteMax time.Duration `json:"timeToCompleteMax"`
 	// ScalingSteps is the mean over the runs.
 	ScalingSteps float64 `json:"scalingSteps"`
 	// PeakPods is the worst (largest) over the runs, MinAvailable the
@@ -224,6 +233,7 @@ const AsWritten = "as written"
 type sweepSpace struct {
 	spec     string
 	names    []string
+	resolved []string // see Row.Resolved; nil when no value is a percentage
 	variants []*sim.Scenario
 	seeds    []uint64
 }
@@ -260,19 +270,66 @@ func newSweepSpace(sc *sim.Scenario, params []Param, seeds []uint64) (*sweepSpac
 	}
 	sp.variants = make([]*sim.Scenario, len(combos))
 	sp.names = make([]string, len(combos))
+	resolved := make([]string, len(combos))
+	anyPercent := false
 	for j, c := range combos {
 		var parts []string
 		for i, p := range params {
 			parts = append(parts, p.Name+"="+c[i].String())
 		}
 		sp.names[j] = strings.Join(parts, " ")
-		v, err := withStrategy(sc, params, c)
+		v, limits, err := withStrategy(sc, params, c)
 		if err != nil {
 			return nil, fmt.Errorf("sweep %s: %w", sp.names[j], err)
 		}
 		sp.variants[j] = v
+		var percent bool
+		resolved[j], percent = resolvedName(params, c, limits)
+		anyPercent = anyPercent || percent
+	}
+	if anyPercent {
+		sp.resolved = resolved
 	}
 	return sp, nil
+}
+
+// limits are what a Deployment of a variant resolves its strategy to.
+type limits struct {
+	name                     string
+	maxSurge, maxUnavailable int32
+}
+
+// resolvedName is a combination's name with what each percentage of
+// maxSurge and maxUnavailable resolves to for the variant's Deployments
+// ls, and whether there was one.
+func resolvedName(params []Param, vals []intstr.IntOrString, ls []limits) (string, bool) {
+	percent := false
+	var parts []string
+	for i, p := range params {
+		part := p.Name + "=" + vals[i].String()
+		if (p.Name == "maxSurge" || p.Name == "maxUnavailable") && vals[i].Type == intstr.String && len(ls) > 0 {
+			percent = true
+			value := func(l limits) int32 {
+				if p.Name == "maxSurge" {
+					return l.maxSurge
+				}
+				return l.maxUnavailable
+			}
+			same := true
+			var each []string
+			for _, l := range ls {
+				same = same && value(l) == value(ls[0])
+				each = append(each, fmt.Sprintf("%d %s", value(l), l.name))
+			}
+			if same {
+				part += fmt.Sprintf(" (%d)", value(ls[0]))
+			} else {
+				part += " (" + strings.Join(each, ", ") + ")"
+			}
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, " "), percent
 }
 
 // formatSweep is the canonical form of a parsed sweep, as [Parse]
@@ -304,6 +361,7 @@ func (sp *sweepSpace) run(k int, o sim.Options) RunSummary {
 		return r
 	}
 	r.Summary = &res.Summary
+	r.Summary.Deployments = nil // a run's report keeps the totals: the table compares runs
 	return r
 }
 
@@ -311,10 +369,13 @@ func (sp *sweepSpace) run(k int, o sim.Options) RunSummary {
 // combination's row stops at its first failed run (by seed order): Err is
 // that run's error and the counts cover the runs before it. runs holds
 // every run of the space, in run order.
-func sweepRows(names []string, nseeds int, runs []RunSummary) []Row {
+func sweepRows(names, resolved []string, nseeds int, runs []RunSummary) []Row {
 	rows := make([]Row, 0, len(names))
 	for j, name := range names {
 		row := Row{Params: name, MinAvailable: -1}
+		if j < len(resolved) {
+			row.Resolved = resolved[j]
+		}
 		var total, below time.Duration
 		var steps int
 		var times []time.Duration
@@ -345,6 +406,7 @@ func sweepRows(names []string, nseeds int, runs []RunSummary) []Row {
 			row.TimeToComplete = total / time.Duration(row.Completed)
 			slices.Sort(times)
 			row.TimeToCompleteP50 = times[(len(times)-1)/2]
+			row.TimeToCompleteMin, row.TimeToCompleteMax = times[0], times[len(times)-1]
 		}
 		rows = append(rows, row)
 	}
@@ -352,38 +414,16 @@ func sweepRows(names []string, nseeds int, runs []RunSummary) []Row {
 }
 
 // withStrategy returns a copy of sc whose Deployments and cluster use the
-// swept values, each Deployment validated.
-func withStrategy(sc *sim.Scenario, params []Param, vals []intstr.IntOrString) (*sim.Scenario, error) {
+// swept values, each Deployment validated, and what each Deployment's
+// strategy resolves to (in the order the variant edits them, each
+// Deployment once).
+func withStrategy(sc *sim.Scenario, params []Param, vals []intstr.IntOrString) (*sim.Scenario, []limits, error) {
+	var ls []limits
 	set := func(d *appsv1.Deployment) *appsv1.Deployment {
-		for i, p := range params {
-			if p.Name == "maxSurge" || p.Name == "maxUnavailable" {
-				d.Spec.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
-			}
-			if p.Name == "strategy" {
-				d.Spec.Strategy.Type = appsv1.DeploymentStrategyType(vals[i].StrVal)
-			}
-		}
-		if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
-			d.Spec.Strategy.RollingUpdate = nil
-		} else if d.Spec.Strategy.RollingUpdate == nil {
-			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{}
-		}
-		d = rollout.Default(d)
-		for i, p := range params {
-			v := vals[i]
-			n := int32(v.IntValue())
-			switch p.Name {
-			case "maxSurge":
-				d.Spec.Strategy.RollingUpdate.MaxSurge = &v
-			case "maxUnavailable":
-				d.Spec.Strategy.RollingUpdate.MaxUnavailable = &v
-			case "replicas":
-				d.Spec.Replicas = &n
-			case "minReadySeconds":
-				d.Spec.MinReadySeconds = n
-			case "progressDeadlineSeconds":
-				d.Spec.ProgressDeadlineSeconds = &n
-			}
+		d = setStrategy(d, params, vals)
+		l := limits{name: d.Name, maxSurge: fencepost.MaxSurge(d), maxUnavailable: fencepost.MaxUnavailable(d)}
+		if !slices.Contains(ls, l) {
+			ls = append(ls, l)
 		}
 		return d
 	}
@@ -401,7 +441,43 @@ func withStrategy(sc *sim.Scenario, params []Param, vals []intstr.IntOrString) (
 			}
 		}
 	}
-	return sc.Variant(set, cluster)
+	v, err := sc.Variant(set, cluster)
+	return v, ls, err
+}
+
+// setStrategy sets the swept values of d, a defaulted copy.
+func setStrategy(d *appsv1.Deployment, params []Param, vals []intstr.IntOrString) *appsv1.Deployment {
+	for i, p := range params {
+		if p.Name == "maxSurge" || p.Name == "maxUnavailable" {
+			d.Spec.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
+		}
+		if p.Name == "strategy" {
+			d.Spec.Strategy.Type = appsv1.DeploymentStrategyType(vals[i].StrVal)
+		}
+	}
+	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+		d.Spec.Strategy.RollingUpdate = nil
+	} else if d.Spec.Strategy.RollingUpdate == nil {
+		d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{}
+	}
+	d = rollout.Default(d)
+	for i, p := range params {
+		v := vals[i]
+		n := int32(v.IntValue())
+		switch p.Name {
+		case "maxSurge":
+			d.Spec.Strategy.RollingUpdate.MaxSurge = &v
+		case "maxUnavailable":
+			d.Spec.Strategy.RollingUpdate.MaxUnavailable = &v
+		case "replicas":
+			d.Spec.Replicas = &n
+		case "minReadySeconds":
+			d.Spec.MinReadySeconds = n
+		case "progressDeadlineSeconds":
+			d.Spec.ProgressDeadlineSeconds = &n
+		}
+	}
+	return d
 }
 
 // Describe renders sweep rows as a table.

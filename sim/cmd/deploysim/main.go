@@ -34,7 +34,10 @@
 //	-seed N        override the scenario's seed (a non-negative integer)
 //	-until D       override the time limit (e.g. 10m; positive)
 //	-format F      text (default) or json
-//	-svg FILE      write a chart of replicas per ReplicaSet and available pods
+//	-svg FILE      write a chart: per ReplicaSet its desired, available and
+//	               terminating pods, per Deployment its ceiling and floor,
+//	               the steps; for a sweep, each combination's spread over
+//	               the seeds
 //	-explain       show under each instant every write of the Deployment
 //	               controller with its reason in numbers, and for a sync that
 //	               wrote nothing while the rollout is incomplete, why (the

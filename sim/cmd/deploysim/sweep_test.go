@@ -174,7 +174,7 @@ func TestShardAndMergeRefusals(t *testing.T) {
 		{[]string{"merge", "-format", "xml", a0, a1}, 2, `deploysim merge: -format "xml": unknown format`},
 		{[]string{"merge", a0, empty}, 2, "deploysim merge: " + empty + ": empty file (want the -format json output of a sweep)"},
 		{[]string{"merge", filepath.Join(dir, "missing.json")}, 2, "deploysim merge: open " + filepath.Join(dir, "missing.json")},
-		{[]string{"merge", a0, run1}, 2, "deploysim merge: " + run1 + `: report 1: not a sweep report (want the -format json output of deploysim -sweep or -seeds): json: unknown field "seed"`},
+		{[]string{"merge", a0, run1}, 2, "deploysim merge: " + run1 + `: report 1: not a sweep report (want the -format json output of deploysim -sweep or -seeds): json: unknown field "formatVersion"`},
 		{[]string{"merge", text}, 2, "deploysim merge: " + text + ": report 1: not a sweep report"},
 		{[]string{"merge", a0}, 2, "deploysim merge: shard 1/2 missing (1 reports given)"},
 		{[]string{"merge", a0, a1, a1}, 2, "deploysim merge: " + a1 + ": shard 1/2 is also in " + a1},
@@ -326,7 +326,7 @@ func TestSweepMoreParametersAndChart(t *testing.T) {
 		}
 	}
 	b, err := os.ReadFile(svg)
-	if err != nil || !bytes.Contains(b, []byte("time to complete (bar: mean, tick: p50)")) || !bytes.Contains(b, []byte("strategy=RollingUpdate replicas=3 startup=1s-2s")) {
+	if err != nil || !bytes.Contains(b, []byte("time to complete over the seeds")) || !bytes.Contains(b, []byte("strategy=RollingUpdate replicas=3 startup=1s-2s")) {
 		t.Errorf("sweep chart: %v\n%.300s", err, b)
 	}
 	// Bad values name the parameter and what it wants.
