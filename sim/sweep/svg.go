@@ -11,8 +11,9 @@ import (
 // combination, named with what its percentages resolve to ([Row].Resolved):
 // the spread of its time to complete over the seeds (a bar from the
 // fastest to the slowest completed run, a tick at the median (p50), a dot
-// at the mean), how many of its runs completed, and its worst peak pods
-// and worst minimum of available pods, so that speed, spread and safety
+// at the mean), how many of its runs completed, its worst peak of running
+// pods (terminating ones not counted: what maxSurge bounds) and its worst
+// minimum of available pods, so that speed, spread and safety
 // are read together. Rows without a completed run (or with an error) say
 // so instead of a bar.
 func SVG(scenario string, rows []Row) []byte {
@@ -50,7 +51,7 @@ func SVG(scenario string, rows []Row) []byte {
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", W, H)
 	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="14">%s: sweep</text>`+"\n", left, html.EscapeString(scenario))
 	fmt.Fprintf(&b, `<text x="%d" y="44">time to complete over the seeds</text>`+"\n", x0)
-	fmt.Fprintf(&b, `<text x="%d" y="44" text-anchor="middle">completed</text><text x="%d" y="44" text-anchor="middle">peak pods (worst)</text><text x="%d" y="44" text-anchor="middle">min available (worst)</text>`+"\n", xDone, xPeak, xMin)
+	fmt.Fprintf(&b, `<text x="%d" y="44" text-anchor="middle">completed</text><text x="%d" y="44" text-anchor="middle">peak running (worst)</text><text x="%d" y="44" text-anchor="middle">min available (worst)</text>`+"\n", xDone, xPeak, xMin)
 	// the key: what the marks of a row are
 	kx, ky := x0, 62
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="30" height="8" fill="#a6c3e0"/><text x="%d" y="%d" font-size="10">min–max</text>`+"\n", kx, ky-7, kx+34, ky)
@@ -83,7 +84,7 @@ func SVG(scenario string, rows []Row) []byte {
 			color = "#c0392b"
 		}
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" fill="%s" data-completed="%d/%d">%d/%d</text>`+"\n", xDone, cy+4, color, r.Completed, r.Runs, r.Completed, r.Runs)
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">%d</text><text x="%d" y="%d" text-anchor="middle">%d</text>`+"\n", xPeak, cy+4, r.PeakPods, xMin, cy+4, r.MinAvailable)
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">%d</text><text x="%d" y="%d" text-anchor="middle">%d</text>`+"\n", xPeak, cy+4, r.PeakRunning, xMin, cy+4, r.MinAvailable)
 	}
 	// the time axis of the bars
 	ay := top + rowH*len(rows) + 4

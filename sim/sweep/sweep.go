@@ -196,10 +196,16 @@ type Row struct {
 	TimeToCompleteMax time.Duration `json:"timeToCompleteMax"`
 	// ScalingSteps is the mean over the runs.
 	ScalingSteps float64 `json:"scalingSteps"`
-	// PeakPods is the worst (largest) over the runs, MinAvailable the
-	// worst (smallest; -1 without a run).
-	PeakPods     int   `json:"peakPods"`
-	MinAvailable int32 `json:"minAvailable"`
+	// PeakRunning is the worst (largest) over the runs of the most pods
+	// of the Deployments running at once (terminating ones not counted:
+	// the figure maxSurge bounds), PeakTerminating the most terminating at
+	// once, and PeakPods the most pods in the cluster at once, terminating
+	// ones included. MinAvailable is the worst (smallest; -1 without a
+	// run) number of available pods.
+	PeakRunning     int   `json:"peakRunning"`
+	PeakTerminating int   `json:"peakTerminating"`
+	PeakPods        int   `json:"peakPods"`
+	MinAvailable    int32 `json:"minAvailable"`
 	// Below is the mean time below minAvailable over the runs.
 	Below time.Duration `json:"belowMinAvailable"`
 }
@@ -393,6 +399,8 @@ func sweepRows(names, resolved []string, nseeds int, runs []RunSummary) []Row {
 			}
 			steps += sm.ScalingSteps
 			row.PeakPods = max(row.PeakPods, sm.PeakPods)
+			row.PeakRunning = max(row.PeakRunning, sm.PeakRunning)
+			row.PeakTerminating = max(row.PeakTerminating, sm.PeakTerminating)
 			if row.MinAvailable < 0 || sm.MinAvailable < row.MinAvailable {
 				row.MinAvailable = sm.MinAvailable
 			}
@@ -487,8 +495,8 @@ func Describe(rows []Row) string {
 		w = max(w, len(r.Params))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-*s  %9s  %14s  %14s  %13s  %9s  %13s  %18s\n", w, "", "", "TIME TO DONE", "TIME TO DONE", "SCALING STEPS", "PEAK PODS", "MIN AVAILABLE", "BELOW MINAVAILABLE")
-	fmt.Fprintf(&b, "%-*s  %9s  %14s  %14s  %13s  %9s  %13s  %18s\n", w, "COMBINATION", "COMPLETED", "(mean)", "(p50)", "(mean)", "(worst)", "(worst)", "(mean)")
+	fmt.Fprintf(&b, "%-*s  %9s  %14s  %14s  %13s  %12s  %16s  %13s  %18s\n", w, "", "", "TIME TO DONE", "TIME TO DONE", "SCALING STEPS", "PEAK RUNNING", "PEAK TERMINATING", "MIN AVAILABLE", "BELOW MINAVAILABLE")
+	fmt.Fprintf(&b, "%-*s  %9s  %14s  %14s  %13s  %12s  %16s  %13s  %18s\n", w, "COMBINATION", "COMPLETED", "(mean)", "(p50)", "(mean)", "(worst)", "(worst)", "(worst)", "(mean)")
 	for _, r := range rows {
 		if r.Err != "" {
 			fmt.Fprintf(&b, "%-*s  error: %s\n", w, r.Params, r.Err)
@@ -499,7 +507,7 @@ func Describe(rows []Row) string {
 			done = r.TimeToComplete.Round(time.Millisecond).String()
 			p50 = r.TimeToCompleteP50.Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(&b, "%-*s  %4d/%-4d  %14s  %14s  %13.1f  %9d  %13d  %18s\n", w, r.Params, r.Completed, r.Runs, done, p50, r.ScalingSteps, r.PeakPods, r.MinAvailable, r.Below.Round(time.Millisecond))
+		fmt.Fprintf(&b, "%-*s  %4d/%-4d  %14s  %14s  %13.1f  %12d  %16d  %13d  %18s\n", w, r.Params, r.Completed, r.Runs, done, p50, r.ScalingSteps, r.PeakRunning, r.PeakTerminating, r.MinAvailable, r.Below.Round(time.Millisecond))
 	}
 	return b.String()
 }
