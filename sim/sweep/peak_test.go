@@ -43,3 +43,15 @@ func TestPeakRunningWithinSurge(t *testing.T) {
 		t.Errorf("the chart does not name its peak column as running pods")
 	}
 }
+
+// TestDescribeResolved: the table names a combination with what its
+// percentages resolve to, as the chart and explain do.
+func TestDescribeResolved(t *testing.T) {
+	table := Describe([]Row{
+		{Params: "maxSurge=25%", Resolved: "maxSurge=25% (1)", Runs: 1},
+		{Params: "maxSurge=1", Runs: 1, Err: "boom"},
+	})
+	if !strings.Contains(table, "\nmaxSurge=25% (1)  ") || !strings.Contains(table, "\nmaxSurge=1        error: boom") {
+		t.Errorf("the table:\n%s", table)
+	}
+}

@@ -488,18 +488,20 @@ func setStrategy(d *appsv1.Deployment, params []Param, vals []intstr.IntOrString
 	return d
 }
 
-// Describe renders sweep rows as a table.
+// Describe renders sweep rows as a table, a row per combination named
+// as the chart names it: with what its percentages resolve to
+// ([Row].Resolved), such as "maxSurge=25% (1)".
 func Describe(rows []Row) string {
 	w := len("COMBINATION")
 	for _, r := range rows {
-		w = max(w, len(r.Params))
+		w = max(w, len(rowLabel(r)))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-*s  %9s  %14s  %14s  %13s  %12s  %16s  %13s  %18s\n", w, "", "", "TIME TO DONE", "TIME TO DONE", "SCALING STEPS", "PEAK RUNNING", "PEAK TERMINATING", "MIN AVAILABLE", "BELOW MINAVAILABLE")
 	fmt.Fprintf(&b, "%-*s  %9s  %14s  %14s  %13s  %12s  %16s  %13s  %18s\n", w, "COMBINATION", "COMPLETED", "(mean)", "(p50)", "(mean)", "(worst)", "(worst)", "(worst)", "(mean)")
 	for _, r := range rows {
 		if r.Err != "" {
-			fmt.Fprintf(&b, "%-*s  error: %s\n", w, r.Params, r.Err)
+			fmt.Fprintf(&b, "%-*s  error: %s\n", w, rowLabel(r), r.Err)
 			continue
 		}
 		done, p50 := "-", "-"
@@ -507,7 +509,7 @@ func Describe(rows []Row) string {
 			done = r.TimeToComplete.Round(time.Millisecond).String()
 			p50 = r.TimeToCompleteP50.Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(&b, "%-*s  %4d/%-4d  %14s  %14s  %13.1f  %12d  %16d  %13d  %18s\n", w, r.Params, r.Completed, r.Runs, done, p50, r.ScalingSteps, r.PeakRunning, r.PeakTerminating, r.MinAvailable, r.Below.Round(time.Millisecond))
+		fmt.Fprintf(&b, "%-*s  %4d/%-4d  %14s  %14s  %13.1f  %12d  %16d  %13d  %18s\n", w, rowLabel(r), r.Completed, r.Runs, done, p50, r.ScalingSteps, r.PeakRunning, r.PeakTerminating, r.MinAvailable, r.Below.Round(time.Millisecond))
 	}
 	return b.String()
 }
