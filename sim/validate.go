@@ -132,16 +132,18 @@ func (sc *Scenario) validate(src []byte) error {
 		until = Duration(DefaultUntil)
 	}
 	var last Duration
-	lines := strings.Split(string(src), "\n") // split once: a scenario may have thousands of steps
+	// the steps' lines from one walk over the text: a scenario may have
+	// thousands of steps after thousands of lines of objects
+	steps := yamlline.FindSeq(strings.Split(string(src), "\n"), 1, "steps")
 	for i := range sc.Steps {
 		st := &sc.Steps[i]
 		p := fmt.Sprintf("steps[%d]", i)
-		st.line = yamlline.Find(lines, 1, p)
+		st.line = steps.Line(i, "")
 		if st.SetImage != nil {
-			st.imageLine = yamlline.Find(lines, 1, p+".setImage.container")
+			st.imageLine = steps.Line(i, "setImage.container")
 		}
 		if st.RestartController != "" {
-			st.ctrlLine = yamlline.Find(lines, 1, p+".restartController")
+			st.ctrlLine = steps.Line(i, "restartController")
 		}
 		if st.At > until {
 			return withLine(src, fmt.Errorf("field %q: %s is after the time limit (until %s): the step would never run", p+".at", time.Duration(st.At), time.Duration(until)))

@@ -27,11 +27,22 @@ func Find(lines []string, start int, path string) int {
 	if start < 1 || start > len(lines) || path == "" {
 		return 0
 	}
+	segs, ok := parsePath(path)
+	if !ok {
+		return 0
+	}
+	ind, _ := entry(lines[start-1])
+	return walk(lines, start-1, ind, segs, 0)
+}
+
+// parsePath splits a field path into its keys and indices; false when a
+// part is not a key with indices.
+func parsePath(path string) ([]pathSeg, bool) {
 	var segs []pathSeg
 	for _, part := range strings.Split(path, ".") {
 		m := segment.FindStringSubmatch(part)
 		if m == nil {
-			return 0
+			return nil, false
 		}
 		sg := pathSeg{key: m[1]}
 		for _, ix := range strings.Split(strings.Trim(m[2], "[]"), "][") {
@@ -40,14 +51,13 @@ func Find(lines []string, start int, path string) int {
 			}
 			n, err := strconv.Atoi(ix)
 			if err != nil {
-				return 0
+				return nil, false
 			}
 			sg.index = append(sg.index, n)
 		}
 		segs = append(segs, sg)
 	}
-	ind, _ := entry(lines[start-1])
-	return walk(lines, start-1, ind, segs, 0)
+	return segs, true
 }
 
 type pathSeg struct {
@@ -201,6 +211,89 @@ func findEntry(lines []string, pos, n int) (int, int) {
 		}
 	}
 	return -1, 0
+}
+
+// Seq is a sequence under one key of a document, located once: its
+// key's line and its entries' lines, so that the lines of many entries'
+// fields are found without reading the text before each entry again
+// (Find reads it from the object's start: once per entry of a scenario
+// of thousands of steps made reading the scenario quadratic).
+type Seq struct {
+	lines   []string
+	at      int   // the key's line (0-based), -1 when not found
+	flow    bool  // the key's value is on its line (flow style)
+	entries []int // the entries' lines (0-based)
+	indent  int   // the column of the entries' dashes
+}
+
+// FindSeq locates the sequence that is the value of key (one key, without
+// dots or indices) in the object of lines that starts at line start
+// (1-based), as Find does for the path key[0]: [Seq.Line] then answers
+// Find's question for every entry.
+func FindSeq(lines []string, start int, key string) *Seq {
+	s := &Seq{lines: lines, at: -1}
+	if start < 1 || start > len(lines) || key == "" || strings.ContainsAny(key, ".[") {
+		return s
+	}
+	ind, _ := entry(lines[start-1])
+	if s.at = findKey(lines, start-1, ind, key); s.at < 0 {
+		return s
+	}
+	if s.flow = flowValue(lines[s.at], key); s.flow {
+		return s
+	}
+	// findEntry's walk over the sequence, once for all entries
+	keyInd, _ := entry(lines[s.at])
+	s.indent = -1
+	for i := s.at + 1; i < len(lines); i++ {
+		if blank(lines[i]) {
+			continue
+		}
+		t := strings.TrimLeft(lines[i], " ")
+		raw := len(lines[i]) - len(t)
+		if s.indent < 0 {
+			if !strings.HasPrefix(t, "-") || raw < keyInd {
+				break
+			}
+			s.indent = raw
+		}
+		if raw < s.indent || raw == s.indent && !strings.HasPrefix(t, "-") {
+			break
+		}
+		if raw == s.indent {
+			s.entries = append(s.entries, i)
+		}
+	}
+	return s
+}
+
+// Line is Find(lines, start, path) for the path of entry i of the
+// sequence followed by rest ("setImage.container"; "" for the entry
+// itself), where lines, start and the key are FindSeq's.
+func (s *Seq) Line(i int, rest string) int {
+	var segs []pathSeg
+	if rest != "" {
+		var ok bool
+		if segs, ok = parsePath(rest); !ok {
+			return 0
+		}
+	}
+	if s.at < 0 {
+		return 0
+	}
+	found := s.at + 1
+	if s.flow || i < 0 || i >= len(s.entries) {
+		return found
+	}
+	e := s.entries[i]
+	found = e + 1
+	if t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s.lines[e]), "-")); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+		return found
+	}
+	if len(segs) == 0 {
+		return found
+	}
+	return max(found, walk(s.lines, e, s.indent+2, segs, 0))
 }
 
 // lineShape is what PathAt reads of a line: the columns of its "- "

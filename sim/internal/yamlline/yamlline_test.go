@@ -1,6 +1,9 @@
 package yamlline
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -114,4 +117,66 @@ steps:
 			}
 		}
 	}
+}
+
+// TestSeqLineIsFind: Seq.Line answers what Find answers for every entry
+// of a sequence and the fields under it, on every bundled scenario and on
+// texts with the sequence's odd shapes (flow-style entries and values, a
+// missing or empty sequence, comments, a document end, a key indented
+// under a list).
+func TestSeqLineIsFind(t *testing.T) {
+	docs := map[string]string{
+		"flow entries": "name: x\nsteps:\n- {at: 1m, scale: 3}\n- at: 2m\n  setImage: {container: app, image: b}\n-   at: 3m\n    setImage:\n      container: app\n      image: c\n# done\n",
+		"flow value":   "name: x\nsteps: [{at: 1m}]\n",
+		"missing":      "name: x\nobjects:\n- kind: Deployment\n",
+		"empty":        "name: x\nsteps:\nuntil: 1h\n",
+		"indented":     "name: x\nsteps:\n  - at: 1m\n    restartController: deployment\n  # a comment\n\n  - at: 2m\n    setImage:\n      container: web\n---\nsteps:\n- at: 3m\n",
+		"not a list":   "steps:\n  at: 1m\n",
+		"nested key":   "cluster:\n  steps:\n  - at: 1m\nsteps:\n- at: 2m\n  setImage:\n    container: c\n",
+		"list after":   "steps:\n- at: 1m\nobjects:\n- kind: Deployment\n  setImage:\n    container: c\n",
+		"dash outside": "x:\n  steps:\n- at: 1m\n  restartController: deployment\n",
+	}
+	files, err := filepath.Glob("../../../testdata/scenarios/*.yaml")
+	if err != nil || len(files) < 20 {
+		t.Fatalf("bundled scenarios: %v (%d files)", err, len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[filepath.Base(f)] = string(b)
+	}
+	rests := []string{"", "at", "setImage.container", "setImage.image", "restartController", "scale.replicas", "apply[0].kind", "a[x]", "missing"}
+	compared := 0
+	for name, doc := range docs {
+		lines := strings.Split(doc, "\n")
+		for _, start := range []int{0, 1, 2, len(lines) + 1} {
+			s := FindSeq(lines, start, "steps")
+			for i := -1; i < len(lines)/2+2; i++ {
+				for _, rest := range rests {
+					path := fmt.Sprintf("steps[%d]", i)
+					if i < 0 {
+						path = "steps"
+						if rest != "" {
+							continue
+						}
+					}
+					if rest != "" {
+						path += "." + rest
+					}
+					want := Find(lines, start, path)
+					got := s.at + 1 // the key's line (0: not found)
+					if i >= 0 {
+						got = s.Line(i, rest)
+					}
+					if got != want {
+						t.Fatalf("%s, start %d: FindSeq(steps).Line(%d, %q) = %d, Find(%q) = %d", name, start, i, rest, got, path, want)
+					}
+					compared++
+				}
+			}
+		}
+	}
+	t.Logf("%d lines compared", compared)
 }
