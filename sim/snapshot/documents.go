@@ -276,9 +276,12 @@ func splitList(lines []string, offset int) (document, bool) {
 
 // jsonDocuments splits JSON input into its top-level values (kubectl
 // prints one; several may follow each other) and finds the lines of
-// their items.
+// their items. A List's items are kept as slices of the value read (its
+// json then holds the rest of the List, items null), so that they are
+// not read again.
 func jsonDocuments(data []byte) ([]document, error) {
 	var docs []document
+	lines := &lineCounter{data: data}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for {
 		off := skipSpace(data, dec.InputOffset())
@@ -288,11 +291,14 @@ func jsonDocuments(data []byte) ([]document, error) {
 		} else if err != nil {
 			return nil, jsonError(data, off, err)
 		}
-		itemLines := jsonItemLines(data, off, raw)
+		d := document{json: raw, line: lines.at(off)}
 		if len(raw) > 0 && raw[0] == '[' {
-			itemLines = jsonArrayLines(data, off, raw)
+			d.itemLines = jsonArrayLines(lines, off, raw)
+		} else {
+			d.itemLines, d.items, d.json = jsonListItems(lines, off, raw)
 		}
-		docs = append(docs, document{json: raw, line: lineAt(data, off), lastLine: lineAt(data, dec.InputOffset()), itemLines: itemLines})
+		d.lastLine = lines.at(dec.InputOffset())
+		docs = append(docs, d)
 	}
 }
 
@@ -312,45 +318,70 @@ func jsonError(data []byte, start int64, err error) error {
 	return fmt.Errorf("line %d: invalid JSON: %v", lineAt(data, start), err)
 }
 
-// jsonItemLines finds the lines of the entries of raw's top-level "items"
-// array; raw starts at offset base of data.
-func jsonItemLines(data []byte, base int64, raw []byte) []int {
+// jsonListItems finds the entries of raw's top-level "items" array and
+// their lines (raw starts at offset base of the input lines counts). When
+// raw is a List (its kind "List" or a typed list's), it returns its items
+// as slices of raw and, as rest, raw with items null; else items is nil
+// and rest is raw.
+func jsonListItems(lines *lineCounter, base int64, raw []byte) (itemLines []int, items [][]byte, rest []byte) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
+		return nil, nil, raw
 	}
 	for dec.More() {
 		k, err := dec.Token()
 		if err != nil {
-			return nil
+			return nil, nil, raw
 		}
 		if k != "items" {
 			var skip json.RawMessage
 			if dec.Decode(&skip) != nil {
-				return nil
+				return nil, nil, raw
 			}
 			continue
 		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return nil
+		from := skipSpace(raw, dec.InputOffset())
+		if from >= int64(len(raw)) || raw[from] == ':' {
+			from = skipSpace(raw, from+1)
 		}
-		var out []int
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return nil, nil, raw
+		}
 		for dec.More() {
 			off := skipSpace(raw, dec.InputOffset())
 			var skip json.RawMessage
 			if dec.Decode(&skip) != nil {
-				return nil
+				return nil, nil, raw
 			}
-			out = append(out, lineAt(data, base+off))
+			itemLines = append(itemLines, lines.at(base+off))
+			items = append(items, raw[off:dec.InputOffset():dec.InputOffset()])
 		}
-		return out
+		if _, err := dec.Token(); err != nil {
+			return nil, nil, raw
+		}
+		to := dec.InputOffset()
+		rest = make([]byte, 0, int64(len(raw))-(to-from)+4)
+		rest = append(append(append(rest, raw[:from]...), "null"...), raw[to:]...)
+		var h struct {
+			Kind  string          `json:"kind"`
+			Items json.RawMessage `json:"items"`
+		}
+		// (a second "items" key, which json.Unmarshal would read, is left
+		// to the reading of the whole List)
+		if json.Unmarshal(rest, &h) != nil || !(h.Kind == "List" || strings.HasSuffix(h.Kind, "List")) || string(h.Items) != "null" {
+			return itemLines, nil, raw
+		}
+		if items == nil {
+			items = [][]byte{}
+		}
+		return itemLines, items, rest
 	}
-	return nil
+	return nil, nil, raw
 }
 
 // jsonArrayLines finds the lines of the entries of raw, a JSON array that
-// starts at offset base of data.
-func jsonArrayLines(data []byte, base int64, raw []byte) []int {
+// starts at offset base of the input lines counts.
+func jsonArrayLines(lines *lineCounter, base int64, raw []byte) []int {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return nil
@@ -362,7 +393,7 @@ func jsonArrayLines(data []byte, base int64, raw []byte) []int {
 		if dec.Decode(&skip) != nil {
 			return nil
 		}
-		out = append(out, lineAt(data, base+off))
+		out = append(out, lines.at(base+off))
 	}
 	return out
 }
@@ -384,4 +415,24 @@ func skipSpace(data []byte, off int64) int64 {
 func lineAt(data []byte, off int64) int {
 	off = min(max(off, 0), int64(len(data)))
 	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// lineCounter is lineAt for offsets asked in increasing order, counting
+// each byte once: it goes on from the last offset asked (and starts again
+// from the input's start for an earlier one).
+type lineCounter struct {
+	data []byte
+	off  int64
+	line int
+}
+
+// at is the 1-based line of byte offset off in the input.
+func (c *lineCounter) at(off int64) int {
+	off = min(max(off, 0), int64(len(c.data)))
+	if off < c.off || c.line == 0 {
+		c.off, c.line = 0, 1
+	}
+	c.line += bytes.Count(c.data[c.off:off], []byte("\n"))
+	c.off = off
+	return c.line
 }
