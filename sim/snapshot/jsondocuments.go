@@ -79,7 +79,8 @@ func splitDocument(raw []byte, off, end int, lines *lineCounter) document {
 func listItems(obj []byte, base int, lines *lineCounter) (itemLines []int, items [][]byte, rest []byte) {
 	var span [2]int // of the items array
 	found := false
-	for _, m := range members(obj) {
+	ms, _ := members(obj)
+	for _, m := range ms {
 		key := obj[m[0]:m[1]]
 		var k string
 		if json.Unmarshal(key, &k) != nil || !strings.EqualFold(k, "items") {
@@ -113,21 +114,37 @@ func listItems(obj []byte, base int, lines *lineCounter) (itemLines []int, items
 
 // members returns, for obj, a valid JSON object, each member's key (with
 // its quotes) and value as offsets: key start, key end, value start,
-// value end.
-func members(obj []byte) [][4]int {
-	var out [][4]int
+// value end. ok is false when obj turns out not to be an object as a
+// valid one is written.
+func members(obj []byte) (out [][4]int, ok bool) {
+	if len(obj) == 0 || obj[0] != '{' {
+		return nil, false
+	}
 	i := skipBlank(obj, 1)
 	for i < len(obj) && obj[i] == '"' {
 		ke := stringEnd(obj, i)
-		vs := skipBlank(obj, skipBlank(obj, ke)+1) // past the colon
+		if ke < 0 {
+			return nil, false
+		}
+		colon := skipBlank(obj, ke)
+		if colon >= len(obj) || obj[colon] != ':' {
+			return nil, false
+		}
+		vs := skipBlank(obj, colon+1)
+		if vs >= len(obj) {
+			return nil, false
+		}
 		ve := valueEnd(obj, vs)
+		if ve < 0 {
+			return nil, false
+		}
 		out = append(out, [4]int{i, ke, vs, ve})
 		i = skipBlank(obj, ve)
 		if i < len(obj) && obj[i] == ',' {
 			i = skipBlank(obj, i+1)
 		}
 	}
-	return out
+	return out, i < len(obj) && obj[i] == '}'
 }
 
 // elements returns the start and end offsets of the elements of the

@@ -172,3 +172,31 @@ func jsonEqual(a, b []byte) bool {
 	}
 	return cmp.Equal(va, vb)
 }
+
+// TestReadHeader compares readHeader with json.Unmarshal on drawn
+// objects whose keys are a header's, in other cases, repeated, and
+// others, with values of every type (valid JSON: readHeader is given nothing else).
+func TestReadHeader(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		key := rapid.SampledFrom([]string{`"apiVersion"`, `"APIVERSION"`, `"kind"`, `"Kind"`, `"metadata"`, `"metaData"`, `"items"`, `"spec"`, `"k\u0069nd"`, `"kınd"`, `"ſpec"`})
+		value := rapid.OneOf(jsonText(2), rapid.SampledFrom([]string{`"v1"`, `"Pod"`, `{"name": "a", "namespace": "b"}`, `{"Name": 5}`, `null`, `[]`}))
+		n := rapid.IntRange(0, 5).Draw(t, "members")
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = key.Draw(t, "key") + ": " + value.Draw(t, "value")
+		}
+		raw := []byte("{" + strings.Join(parts, ", ") + "}")
+		if rapid.IntRange(0, 9).Draw(t, "array") == 0 {
+			raw = []byte("[" + string(raw) + "]")
+		}
+		var want, got header
+		wantErr := json.Unmarshal(raw, &want)
+		err := readHeader(raw, &got)
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("%s: error %v, want %v", raw, err, wantErr)
+		}
+		if wantErr == nil && !cmp.Equal(got, want) {
+			t.Fatalf("%s: (-want +got)\n%s", raw, cmp.Diff(want, got))
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,55 @@ func headerOf(top *kubeyaml.Top, h *header) bool {
 		// Only whether there are items is read of an item (a List in a
 		// List is refused).
 		h.Items = json.RawMessage("[]")
+	}
+	return true
+}
+
+// readHeader is json.Unmarshal(raw, h), with the same result and the same
+// success, for raw, a List's item: it decodes only the members a header
+// holds, found by their keys (matched as json.Unmarshal matches them,
+// ignoring case; a later key wins), instead of the whole object. The
+// item's JSON is valid (read from a valid List, or converted from YAML);
+// anything that is not a plain object, and keys with escapes or other
+// than ASCII letters, are left to json.Unmarshal.
+func readHeader(raw []byte, h *header) error {
+	ms, ok := members(raw)
+	if !ok {
+		return json.Unmarshal(raw, h)
+	}
+	*h = header{}
+	var errs error
+	for _, m := range ms {
+		key := raw[m[0]+1 : m[1]-1]
+		if !asciiLetters(key) {
+			return json.Unmarshal(raw, h)
+		}
+		var to any
+		switch {
+		case bytes.EqualFold(key, []byte("apiVersion")):
+			to = &h.APIVersion
+		case bytes.EqualFold(key, []byte("kind")):
+			to = &h.Kind
+		case bytes.EqualFold(key, []byte("metadata")):
+			to = &h.Metadata
+		case bytes.EqualFold(key, []byte("items")):
+			to = &h.Items
+		default:
+			continue
+		}
+		if err := json.Unmarshal(raw[m[2]:m[3]], to); err != nil && errs == nil {
+			errs = err
+		}
+	}
+	return errs
+}
+
+// asciiLetters reports whether key holds only ASCII letters.
+func asciiLetters(key []byte) bool {
+	for _, c := range key {
+		if c < 'A' || c > 'z' || c > 'Z' && c < 'a' {
+			return false
+		}
 	}
 	return true
 }
@@ -164,7 +214,7 @@ func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []i
 			ih = heads[i].h
 		case i < len(tops) && headerOf(tops[i], &ih):
 		default:
-			if err := json.Unmarshal(raw, &ih); err != nil {
+			if err := readHeader(raw, &ih); err != nil {
 				return errorAt(isrc, nil, fmt.Errorf("items[%d]: %w", i, errNotObject))
 			}
 		}
