@@ -179,7 +179,9 @@ func jsonEqual(a, b []byte) bool {
 func TestReadHeader(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		key := rapid.SampledFrom([]string{`"apiVersion"`, `"APIVERSION"`, `"kind"`, `"Kind"`, `"metadata"`, `"metaData"`, `"items"`, `"spec"`, `"k\u0069nd"`, `"kınd"`, `"ſpec"`})
-		value := rapid.OneOf(jsonText(2), rapid.SampledFrom([]string{`"v1"`, `"Pod"`, `{"name": "a", "namespace": "b"}`, `{"Name": 5}`, `null`, `[]`}))
+		value := rapid.OneOf(jsonText(2), rapid.SampledFrom([]string{`"v1"`, `"Pod"`, `null`, `[]`,
+			`{"name": "a", "namespace": "b"}`, `{"Name": 5}`, `{"namespace": "c", "labels": {"name": "d"}}`, `{"NAME": "e", "name": "f"}`,
+			`{"name": null}`, `{"name": "g\"h"}`, `{"name": "é"}`, `{"nąme": "i"}`, `{"name": "j", "namespace": []}`}))
 		n := rapid.IntRange(0, 5).Draw(t, "members")
 		parts := make([]string, n)
 		for i := range parts {

@@ -77,6 +77,7 @@ func readHeader(raw []byte, h *header) error {
 		if !asciiLetters(key) {
 			return json.Unmarshal(raw, h)
 		}
+		v := raw[m[2]:m[3]]
 		var to any
 		switch {
 		case bytes.EqualFold(key, []byte("apiVersion")):
@@ -84,17 +85,67 @@ func readHeader(raw []byte, h *header) error {
 		case bytes.EqualFold(key, []byte("kind")):
 			to = &h.Kind
 		case bytes.EqualFold(key, []byte("metadata")):
+			if readMetadata(v, h) {
+				continue
+			}
 			to = &h.Metadata
 		case bytes.EqualFold(key, []byte("items")):
 			to = &h.Items
 		default:
 			continue
 		}
-		if err := json.Unmarshal(raw[m[2]:m[3]], to); err != nil && errs == nil {
+		if err := json.Unmarshal(v, to); err != nil && errs == nil {
 			errs = err
 		}
 	}
 	return errs
+}
+
+// readMetadata is json.Unmarshal(v, &h.Metadata) for v, a metadata
+// object whose name and namespace, if it has them, are plain strings:
+// only those members are decoded (the others, labels, annotations,
+// managed fields, are not read). False, with h unchanged, for anything
+// else, left to json.Unmarshal.
+func readMetadata(v []byte, h *header) bool {
+	ms, ok := members(v)
+	if !ok {
+		return false
+	}
+	var name, namespace *string
+	var nameV, namespaceV string
+	for _, m := range ms {
+		key := v[m[0]+1 : m[1]-1]
+		if !asciiLetters(key) {
+			return false
+		}
+		var to *string
+		switch {
+		case bytes.EqualFold(key, []byte("name")):
+			name, to = &nameV, &nameV
+		case bytes.EqualFold(key, []byte("namespace")):
+			namespace, to = &namespaceV, &namespaceV
+		default:
+			continue
+		}
+		s := v[m[2]:m[3]]
+		if len(s) < 2 || s[0] != '"' || bytes.IndexByte(s, '\\') >= 0 {
+			return false // null, another type, escapes: json.Unmarshal's
+		}
+		*to = string(s[1 : len(s)-1])
+	}
+	if h.Metadata == nil {
+		h.Metadata = &struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		}{}
+	}
+	if name != nil {
+		h.Metadata.Name = *name
+	}
+	if namespace != nil {
+		h.Metadata.Namespace = *namespace
+	}
+	return true
 }
 
 // asciiLetters reports whether key holds only ASCII letters.
