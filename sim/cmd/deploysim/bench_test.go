@@ -27,6 +27,23 @@ func BenchmarkDumpNext(b *testing.B) {
 	}
 }
 
+// BenchmarkDumpNextOneNamespace is BenchmarkDumpNext with every
+// Deployment in one namespace, where a run still grows with the square of
+// the number of Deployments: each sync of the Deployment controller is
+// given, and the planner claims, every ReplicaSet of the namespace (see
+// sim/BENCHMARKS.md, issue 27). 10,000 is left out: 287 s and 10 GB.
+func BenchmarkDumpNextOneNamespace(b *testing.B) {
+	for _, n := range []int{1000, 3000} {
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			file := filepath.Join(b.TempDir(), fmt.Sprintf("dump%d.json", n))
+			if err := os.WriteFile(file, genDump(n, n), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			benchDeploysim(b, []string{"-quiet", file})
+		})
+	}
+}
+
 // BenchmarkDumpExplain is `deploysim explain DUMP` on the dumps of
 // BenchmarkDumpNext: reading the dump, diagnosing every Deployment and
 // printing the report (to io.Discard, counted).
