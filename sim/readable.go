@@ -85,3 +85,27 @@ func (s *Sim) readableBy(d *appsv1.Deployment, ns *apiserver.Namespace[*cluster.
 	s.readOut = out
 	return out
 }
+
+// ownedReplicaSets is the store's OwnedReplicaSets (the ReplicaSets whose
+// controller is d, oldest first: creation time, then name) through the
+// index of controllers, at a cost that does not grow with the namespace.
+func (s *Sim) ownedReplicaSets(d *appsv1.Deployment) []*appsv1.ReplicaSet {
+	if d.UID == "" {
+		return nil // no record has an empty controller
+	}
+	own := s.rsOwners[ownerOf{d.Namespace, string(d.UID)}]
+	if len(own) == 0 {
+		return nil
+	}
+	out := make([]*appsv1.ReplicaSet, len(own))
+	for i, st := range own {
+		out[i] = st.Obj
+	}
+	slices.SortFunc(out, func(a, b *appsv1.ReplicaSet) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out
+}

@@ -24,9 +24,18 @@ func readableRef(s *Sim, d *appsv1.Deployment) []*appsv1.ReplicaSet {
 	return out
 }
 
+func names(rss []*appsv1.ReplicaSet) string {
+	var b strings.Builder
+	for _, rs := range rss {
+		b.WriteString(rs.Name + " ")
+	}
+	return b.String()
+}
+
 // checkReadable runs sc, comparing at every sync of a Deployment the
-// ReplicaSets it was given with readableRef; it returns the number of
-// syncs.
+// ReplicaSets it was given with readableRef, and each Deployment's
+// ReplicaSets by the index with the store's OwnedReplicaSets; it returns
+// the number of syncs.
 func checkReadable(t *testing.T, sc *Scenario) int {
 	t.Helper()
 	s, err := New(sc, Options{NoTrace: true})
@@ -46,6 +55,11 @@ func checkReadable(t *testing.T, sc *Scenario) int {
 		}
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Fatalf("%s at %v: sync of %s given %q, want %q", sc.Name, s.now, snap.Deployment.Name, got, want)
+		}
+		for _, d := range s.st.Deployments {
+			if got, want := names(s.ownedReplicaSets(d)), names(s.st.OwnedReplicaSets(d)); got != want {
+				t.Fatalf("%s at %v: owned by %s: %q, want %q", sc.Name, s.now, d.Name, got, want)
+			}
 		}
 	}
 	if _, err := s.Run(); err != nil {
