@@ -28,10 +28,9 @@ func BenchmarkDumpNext(b *testing.B) {
 }
 
 // BenchmarkDumpNextOneNamespace is BenchmarkDumpNext with every
-// Deployment in one namespace, where a run still grows with the square of
-// the number of Deployments: each sync of the Deployment controller is
-// given, and the planner claims, every ReplicaSet of the namespace (see
-// sim/BENCHMARKS.md, issue 27). 10,000 is left out: 287 s and 10 GB.
+// Deployment in one namespace, where a run grew with the square of the
+// number of Deployments while each sync was given every ReplicaSet of the
+// namespace (see sim/readable.go and sim/BENCHMARKS.md, issue 27).
 func BenchmarkDumpNextOneNamespace(b *testing.B) {
 	for _, n := range []int{1000, 3000} {
 		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
