@@ -163,7 +163,7 @@ func (s *Sim) apply(a rollout.Action) error {
 // ReplicaSet oldest first, then by name.
 func (s *Sim) podsOf(d *appsv1.Deployment) []*corev1.Pod {
 	var out []*corev1.Pod
-	for _, rs := range s.st.OwnedReplicaSets(d) {
+	for _, rs := range s.ownedReplicaSets(d) {
 		st := s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]
 		first := len(out)
 		for _, p := range st.Pods {

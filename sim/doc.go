@@ -72,7 +72,9 @@
 //     metrics); store.go (the store's rules of in-place writes);
 //     cluster.go (the engine's side of the cluster model: what the model
 //     asks of it, the ReplicaSet controller's work-queue shell); informer.go (the
-//     Deployment controller's informer delay); restart.go (the restart
+//     Deployment controller's informer delay); readable.go (the
+//     ReplicaSets a sync of a Deployment reads, and a Deployment's own,
+//     through an index of the records by controller); restart.go (the restart
 //     controller shell); options.go (a run's options);
 //     the host of controllers: controller.go (the Controller API),
 //     context.go (what a reconcile works with), host.go (registration,

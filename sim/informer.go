@@ -140,7 +140,7 @@ func (s *Sim) controllerView(it *wqItem) (*appsv1.Deployment, []*appsv1.ReplicaS
 		if d == nil {
 			return nil, nil
 		}
-		return d, s.st.ReplicaSetsOf(s.namespaceOf(it))
+		return d, s.readableBy(d, s.namespaceOf(it))
 	}
 	if s.cache == nil {
 		return nil, nil

@@ -143,7 +143,7 @@ func (c *checker) capture(namespace, name string) *checkState {
 	// A copy: a plan's status write updates the stored Deployment in place.
 	dc := *d
 	dc.Status.Conditions = slices.Clone(d.Status.Conditions) // edited in place too
-	cs := &checkState{d: &dc, rss: c.s.st.OwnedReplicaSets(d), act: map[string]int32{}}
+	cs := &checkState{d: &dc, rss: c.s.ownedReplicaSets(d), act: map[string]int32{}}
 	for _, rs := range cs.rss {
 		cs.act[rs.Name] = c.s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)].Active
 	}
@@ -310,7 +310,7 @@ func (c *checker) instant() {
 	s := c.s
 	for _, key := range sortedKeys(s.st.Deployments) {
 		d := s.st.Deployments[key]
-		rss := s.st.OwnedReplicaSets(d)
+		rss := s.ownedReplicaSets(d)
 		if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && c.recreateClean[key] {
 			withPods := 0
 			for _, rs := range rss {
@@ -404,7 +404,7 @@ func (s *Sim) stuck() []Violation {
 		}
 		var available, size int32
 		inFlight := false
-		for _, rs := range s.st.OwnedReplicaSets(d) {
+		for _, rs := range s.ownedReplicaSets(d) {
 			st := s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]
 			size += cluster.Replicas(rs)
 			available += st.Available

@@ -194,7 +194,7 @@ func (s *Sim) doNewStep(st *Step, label string) (handled bool, err error) {
 
 // rsFor resolves new, old or a name among d's ReplicaSets (oldest first).
 func (s *Sim) rsFor(d *appsv1.Deployment, which string) []*appsv1.ReplicaSet {
-	rss := s.st.OwnedReplicaSets(d)
+	rss := s.ownedReplicaSets(d)
 	newRS := rollout.FindNewReplicaSet(d, rss)
 	var out []*appsv1.ReplicaSet
 	for _, rs := range rss {
@@ -249,7 +249,7 @@ func (s *Sim) podStep(st *Step, label string) error {
 		owner = "deployment " + d.Name + "'s"
 		rss = s.rsFor(d, ps.RS)
 		if len(rss) == 0 && ps.RS != "" {
-			return fatal("rs", st.podLines.rs, "deployment %s has no %s replica set at %s (its replica sets: %s)", d.Name, strconv.Quote(ps.RS), offset(s.now), joinComma(rsNames(s.st.OwnedReplicaSets(d))))
+			return fatal("rs", st.podLines.rs, "deployment %s has no %s replica set at %s (its replica sets: %s)", d.Name, strconv.Quote(ps.RS), offset(s.now), joinComma(rsNames(s.ownedReplicaSets(d))))
 		}
 	}
 	sel := labels.SelectorFromSet(ps.Selector)

@@ -67,12 +67,17 @@ type Stats struct {
 // [New], run it with [Sim.Run]. A Sim is single-use and not safe for
 // concurrent use.
 type Sim struct {
-	sc    *Scenario
-	opts  Options
-	rng   *rand.Rand
-	seed  uint64
-	now   time.Duration
-	until time.Duration
+	// rsOwners indexes the ReplicaSets by controller; readBuf and
+	// readOut are readableBy's buffers.
+	rsOwners replicaSetOwners
+	readBuf  []*cluster.ReplicaSet
+	readOut  []*appsv1.ReplicaSet
+	sc       *Scenario
+	opts     Options
+	rng      *rand.Rand
+	seed     uint64
+	now      time.Duration
+	until    time.Duration
 	// wallNow is wall() at wallFor (computed once an instant, not once a
 	// sync)
 	wallNow time.Time
@@ -196,6 +201,7 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 		return nil, err
 	}
 	s := &Sim{
+		rsOwners:  replicaSetOwners{},
 		maxFrames: MaxTraceFrames,
 		sc:        sc,
 		opts:      o,

@@ -212,8 +212,9 @@ func (st *State) validate() ([]*appsv1.Deployment, error) {
 			errs = append(errs, fmt.Errorf("%s: spec.replicas: %d is above the simulator's limit of %d (sim.MaxReplicas)", stateRef("ReplicaSet", &rs.ObjectMeta), n, MaxReplicas))
 		}
 	}
+	held := newHolders(st.ReplicaSets)
 	for _, d := range deps {
-		if c := d.Status; (c.Replicas > 0 || c.AvailableReplicas > 0 || c.UpdatedReplicas > 0) && !slices.ContainsFunc(st.ReplicaSets, func(rs *appsv1.ReplicaSet) bool { return rs != nil && heldBy(d, rs) }) {
+		if c := d.Status; (c.Replicas > 0 || c.AvailableReplicas > 0 || c.UpdatedReplicas > 0) && !held.holds(d) {
 			errs = append(errs, fmt.Errorf("%s: status.replicas: the status counts %d pods (available %d), but the state holds none of its ReplicaSets: "+
 				"a run would start from a cluster without them, where the controller creates a new ReplicaSet and pods; give the whole state (kubectl get deploy,rs,pods -o yaml)",
 				stateRef("Deployment", &d.ObjectMeta), c.Replicas, c.AvailableReplicas))
@@ -281,18 +282,61 @@ func refusedObject(ref string, errs []apivalidation.Error) error {
 	return fmt.Errorf("%s: %s (the API server refuses such an object)", ref, strings.Join(msgs, "; "))
 }
 
-// heldBy reports whether rs is d's, as its controller claims it: its
-// controller reference names d (by UID, or by name when neither has a
-// UID), or it is an orphan d's selector matches.
-func heldBy(d *appsv1.Deployment, rs *appsv1.ReplicaSet) bool {
-	if namespaceOf(rs.Namespace) != namespaceOf(d.Namespace) {
+// holders answers, for each Deployment of a state, whether one of the
+// state's ReplicaSets is its, as its controller claims it: the
+// ReplicaSet's controller reference names the Deployment (by UID, or by
+// name when neither has a UID), or it is an orphan the Deployment's
+// selector matches. It indexes the ReplicaSets once, so that asking for
+// every Deployment is linear in the state (orphans are matched against
+// the selector one by one, in their namespace).
+type holders struct {
+	// byUID and byName are the namespace and the controller's UID, or its
+	// name when the reference has no UID, of each owned ReplicaSet.
+	byUID, byName map[[2]string]bool
+	// orphans are the ReplicaSets without a controller, by namespace.
+	orphans map[string][]*appsv1.ReplicaSet
+}
+
+func newHolders(rss []*appsv1.ReplicaSet) *holders {
+	h := &holders{byUID: map[[2]string]bool{}, byName: map[[2]string]bool{}, orphans: map[string][]*appsv1.ReplicaSet{}}
+	for _, rs := range rss {
+		if rs == nil {
+			continue
+		}
+		ns := namespaceOf(rs.Namespace)
+		switch ref := metav1.GetControllerOfNoCopy(rs); {
+		case ref == nil:
+			h.orphans[ns] = append(h.orphans[ns], rs)
+		case ref.Kind != "Deployment":
+		case ref.UID != "":
+			h.byUID[[2]string{ns, string(ref.UID)}] = true
+		default:
+			h.byName[[2]string{ns, ref.Name}] = true
+		}
+	}
+	return h
+}
+
+// holds reports whether one of the ReplicaSets is d's.
+func (h *holders) holds(d *appsv1.Deployment) bool {
+	ns := namespaceOf(d.Namespace)
+	if d.UID != "" && h.byUID[[2]string{ns, string(d.UID)}] || d.UID == "" && h.byName[[2]string{ns, d.Name}] {
+		return true
+	}
+	orphans := h.orphans[ns]
+	if len(orphans) == 0 {
 		return false
 	}
-	if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
-		return ref.Kind == "Deployment" && (ref.UID == d.UID && d.UID != "" || ref.UID == "" && d.UID == "" && ref.Name == d.Name)
-	}
 	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-	return err == nil && !sel.Empty() && sel.Matches(labels.Set(rs.Labels))
+	if err != nil || sel.Empty() {
+		return false
+	}
+	for _, rs := range orphans {
+		if sel.Matches(labels.Set(rs.Labels)) {
+			return true
+		}
+	}
+	return false
 }
 
 // stateNodes adds the state's nodes, and those its pods name, after the

@@ -546,7 +546,7 @@ func (s *Sim) deleteConfig(label, name string, secret bool) error {
 // killPods deletes pods of the target Deployment, newest ReplicaSet or old
 // ones or a named one, choosing pods in name order.
 func (s *Sim) killPods(label string, d *appsv1.Deployment, k *KillPods) error {
-	rss := s.st.OwnedReplicaSets(d)
+	rss := s.ownedReplicaSets(d)
 	var pick []*cluster.Pod
 	var candidates []*appsv1.ReplicaSet
 	switch k.RS {

@@ -237,7 +237,7 @@ func (s *Sim) deploymentRow(d *appsv1.Deployment) DeploymentRow {
 			LastUpdate: c.LastUpdateTime.Sub(Epoch), LastTransition: c.LastTransitionTime.Sub(Epoch),
 		})
 	}
-	for _, rs := range s.st.OwnedReplicaSets(d) {
+	for _, rs := range s.ownedReplicaSets(d) {
 		row.ReplicaSets = append(row.ReplicaSets, replicaSetRow(s.st.ReplicaSets[objKey(rs.Namespace, rs.Name)]))
 	}
 	return row

@@ -106,6 +106,7 @@ func (s *Sim) deleteReplicaSet(namespace, name string, uid types.UID) error {
 		return err
 	}
 	old := st.Obj
+	s.rsOwners.remove(ownerOfRecord(old.Namespace, st.Owner), st)
 	s.logReplicaSetWrite(s.by(), "delete", old)
 	s.informReplicaSet(old, true)
 	s.c.Delete(st)
@@ -210,7 +211,14 @@ func (s *Sim) rsStatusChanged(rs *appsv1.ReplicaSet, st *cluster.ReplicaSet) {
 // write stored rs (package cluster: its controller, minReadySeconds), and
 // the work-queue item of its controlling Deployment.
 func (s *Sim) syncRSState(st *cluster.ReplicaSet, rs *appsv1.ReplicaSet) {
+	was := st.Owner // "" for a new record, never indexed
 	s.c.Refresh(st, rs)
+	if st.Owner != was {
+		if was != "" {
+			s.rsOwners.remove(ownerOfRecord(rs.Namespace, was), st)
+		}
+		s.rsOwners.add(ownerOfRecord(rs.Namespace, st.Owner), st)
+	}
 	st.OwnerItem = nil
 	if st.OwnerKey != "" {
 		st.OwnerItem = s.wq.Item(queueKey{Ctrl: ctrlDeployment, Name: st.OwnerKey})

@@ -3,8 +3,11 @@ package diagnose
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/deploymath/deploymath/revision"
@@ -217,9 +220,20 @@ func Explain(s *snapshot.Snapshot, o Options) *Report {
 	r.OtherNamespaces = s.OtherNamespaces
 	r.Notes = s.Notes
 	sx := newSelectorIndex(s)
-	for _, ro := range s.Rollouts() {
-		r.Deployments = append(r.Deployments, explainOne(sx, &ro, r.Now))
+	ros := s.Rollouts()
+	r.Deployments = make([]Deployment, len(ros))
+	// Each Deployment is explained from the snapshot and the index alone,
+	// which nothing writes: on every core, each in its place.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(ros)/64, 1)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(ros); i = int(next.Add(1) - 1) {
+				r.Deployments[i] = explainOne(sx, &ros[i], r.Now)
+			}
+		})
 	}
+	wg.Wait()
 	return r
 }
 

@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"sync"
@@ -161,7 +160,7 @@ func (b *builder) decodeItems(items [][]byte, tops []*kubeyaml.Top, kind, versio
 		if i < len(tops) && headerOf(tops[i], &ih.h) {
 			ih.ok = true
 		} else {
-			ih.ok = json.Unmarshal(items[i], &ih.h) == nil
+			ih.ok = readHeader(items[i], &ih.h) == nil
 		}
 		if !ih.ok {
 			return

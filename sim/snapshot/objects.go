@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,106 @@ func headerOf(top *kubeyaml.Top, h *header) bool {
 		// Only whether there are items is read of an item (a List in a
 		// List is refused).
 		h.Items = json.RawMessage("[]")
+	}
+	return true
+}
+
+// readHeader is json.Unmarshal(raw, h), with the same result and the same
+// success, for raw, a List's item: it decodes only the members a header
+// holds, found by their keys (matched as json.Unmarshal matches them,
+// ignoring case; a later key wins), instead of the whole object. The
+// item's JSON is valid (read from a valid List, or converted from YAML);
+// anything that is not a plain object, and keys with escapes or other
+// than ASCII letters, are left to json.Unmarshal.
+func readHeader(raw []byte, h *header) error {
+	ms, ok := members(raw)
+	if !ok {
+		return json.Unmarshal(raw, h)
+	}
+	*h = header{}
+	var errs error
+	for _, m := range ms {
+		key := raw[m[0]+1 : m[1]-1]
+		if !asciiLetters(key) {
+			return json.Unmarshal(raw, h)
+		}
+		v := raw[m[2]:m[3]]
+		var to any
+		switch {
+		case bytes.EqualFold(key, []byte("apiVersion")):
+			to = &h.APIVersion
+		case bytes.EqualFold(key, []byte("kind")):
+			to = &h.Kind
+		case bytes.EqualFold(key, []byte("metadata")):
+			if readMetadata(v, h) {
+				continue
+			}
+			to = &h.Metadata
+		case bytes.EqualFold(key, []byte("items")):
+			to = &h.Items
+		default:
+			continue
+		}
+		if err := json.Unmarshal(v, to); err != nil && errs == nil {
+			errs = err
+		}
+	}
+	return errs
+}
+
+// readMetadata is json.Unmarshal(v, &h.Metadata) for v, a metadata
+// object whose name and namespace, if it has them, are plain strings:
+// only those members are decoded (the others, labels, annotations,
+// managed fields, are not read). False, with h unchanged, for anything
+// else, left to json.Unmarshal.
+func readMetadata(v []byte, h *header) bool {
+	ms, ok := members(v)
+	if !ok {
+		return false
+	}
+	var name, namespace *string
+	var nameV, namespaceV string
+	for _, m := range ms {
+		key := v[m[0]+1 : m[1]-1]
+		if !asciiLetters(key) {
+			return false
+		}
+		var to *string
+		switch {
+		case bytes.EqualFold(key, []byte("name")):
+			name, to = &nameV, &nameV
+		case bytes.EqualFold(key, []byte("namespace")):
+			namespace, to = &namespaceV, &namespaceV
+		default:
+			continue
+		}
+		s := v[m[2]:m[3]]
+		if len(s) < 2 || s[0] != '"' || bytes.IndexByte(s, '\\') >= 0 {
+			return false // null, another type, escapes: json.Unmarshal's
+		}
+		*to = string(s[1 : len(s)-1])
+	}
+	if h.Metadata == nil {
+		h.Metadata = &struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		}{}
+	}
+	if name != nil {
+		h.Metadata.Name = *name
+	}
+	if namespace != nil {
+		h.Metadata.Namespace = *namespace
+	}
+	return true
+}
+
+// asciiLetters reports whether key holds only ASCII letters.
+func asciiLetters(key []byte) bool {
+	for _, c := range key {
+		if c < 'A' || c > 'z' || c > 'Z' && c < 'a' {
+			return false
+		}
 	}
 	return true
 }
@@ -164,7 +265,7 @@ func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []i
 			ih = heads[i].h
 		case i < len(tops) && headerOf(tops[i], &ih):
 		default:
-			if err := json.Unmarshal(raw, &ih); err != nil {
+			if err := readHeader(raw, &ih); err != nil {
 				return errorAt(isrc, nil, fmt.Errorf("items[%d]: %w", i, errNotObject))
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 	"sigs.k8s.io/yaml"
 )
 
@@ -120,6 +121,12 @@ metadata:
 }
 {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "c", "namespace": "ns"}}
 `, Options{}, map[string][]string{"ConfigMap": {"ns/a@4", "ns/b@9"}, "Secret": {"ns/c@13"}}},
+		{"JSON typed list without kinds", "{\"apiVersion\": \"apps/v1\", \"kind\": \"ReplicaSetList\",\n \"items\" :\n [{\"metadata\": {\"name\": \"a\", \"namespace\": \"ns\"},\n" +
+			" \"spec\": {\"selector\": {\"matchLabels\": {\"a\": \"b\"}}, \"template\": {\"metadata\": {\"labels\": {\"a\": \"b\"}}, \"spec\": {\"containers\": [{\"name\": \"c\"}]}}}},\n" +
+			" {\"metadata\": {\"name\": \"b\", \"namespace\": \"ns\"}, \"spec\": {\"selector\": {\"matchLabels\": {\"a\": \"b\"}}, \"template\": {\"metadata\": {\"labels\": {\"a\": \"b\"}}, \"spec\": {\"containers\": [{\"name\": \"c\"}]}}}}]}\n",
+			Options{}, map[string][]string{"ReplicaSet": {"ns/a@3", "ns/b@5"}}},
+		{"JSON object with items, not a List", "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"a\"},\n \"items\": [1]}\n",
+			Options{}, map[string][]string{"ConfigMap": {"default/a@1"}}},
 		{"empty", "", Options{}, map[string][]string{}},
 		{"only comments", "# nothing\n---\n# here\n", Options{}, map[string][]string{}},
 	}
@@ -387,4 +394,19 @@ status: {hard: {pods: "3"}, used: {pods: "2"}}
 	if got := s.Latest().Format(time.RFC3339); got != "2026-11-23T22:00:00Z" {
 		t.Errorf("latest %s", got)
 	}
+}
+
+// TestLineCounter checks lineCounter against lineAt, at offsets asked in
+// increasing order and, sometimes, earlier ones.
+func TestLineCounter(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		data := []byte(rapid.StringOf(rapid.SampledFrom([]rune{'a', '\n', '{'})).Draw(t, "data"))
+		c := &lineCounter{data: data}
+		for i := range rapid.IntRange(1, 20).Draw(t, "asks") {
+			off := int64(rapid.IntRange(-1, len(data)+1).Draw(t, fmt.Sprintf("off%d", i)))
+			if got, want := c.at(off), lineAt(data, off); got != want {
+				t.Fatalf("at(%d) = %d, want %d", off, got, want)
+			}
+		}
+	})
 }

@@ -27,6 +27,37 @@ func BenchmarkDumpNext(b *testing.B) {
 	}
 }
 
+// BenchmarkDumpNextOneNamespace is BenchmarkDumpNext with every
+// Deployment in one namespace, where a run grew with the square of the
+// number of Deployments while each sync was given every ReplicaSet of the
+// namespace (see sim/readable.go and sim/BENCHMARKS.md, issue 27).
+func BenchmarkDumpNextOneNamespace(b *testing.B) {
+	for _, n := range []int{1000, 3000} {
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			file := filepath.Join(b.TempDir(), fmt.Sprintf("dump%d.json", n))
+			if err := os.WriteFile(file, genDump(n, n), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			benchDeploysim(b, []string{"-quiet", file})
+		})
+	}
+}
+
+// BenchmarkDumpExplain is `deploysim explain DUMP` on the dumps of
+// BenchmarkDumpNext: reading the dump, diagnosing every Deployment and
+// printing the report (to io.Discard, counted).
+func BenchmarkDumpExplain(b *testing.B) {
+	for _, n := range []int{1000, 3000, 10000} {
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			file := filepath.Join(b.TempDir(), fmt.Sprintf("dump%d.json", n))
+			if err := os.WriteFile(file, genDump(n, 10), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			benchDeploysim(b, []string{"explain", file})
+		})
+	}
+}
+
 // benchDeploysim runs deploysim with args, counting the bytes it prints.
 func benchDeploysim(b *testing.B, args []string) {
 	b.ReportAllocs()

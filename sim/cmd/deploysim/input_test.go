@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,10 +22,12 @@ func laughs(key, indent string) string {
 }
 
 // TestInputLimits: every path that reads cluster state or manifests
-// (explain, a what-happens-next run, -from, the manifest itself) or a
-// scenario (a run, -overlay) refuses input beyond the limit of its kind,
-// as read and as its aliases expand it, before parsing it, with the same
-// error naming the file and the limit.
+// (explain of a file or of standard input, a what-happens-next run,
+// -from, the manifest itself, -seeds, history, undo) or a scenario (a
+// run, its steps' manifests, -overlay of a run and of undo) refuses input
+// beyond the limit of its kind, as read and as its aliases expand it,
+// before parsing it, with the same error naming the file and the limit,
+// and exit status 2.
 func TestInputLimits(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string, size int64) string {
@@ -45,6 +48,8 @@ func TestInputLimits(t *testing.T) {
 	bigScenario := write("big-scenario.yaml", "name: big\ndescription: "+strings.Repeat("x", 3<<20)+"\n", 0)
 	lolDump := write("lol-dump.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\n"+laughs("data", ""), 0)
 	lolScenario := write("lol-scenario.yaml", "name: lol\n"+laughs("description", ""), 0)
+	// the aliases in a step's manifest, a ConfigMap applied at 1m
+	lolStep := write("lol-step.yaml", "name: lol\nsteps:\n- at: 1m\n  apply:\n    apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: lol}\n"+laughs("    data", "    "), 0)
 	dumpErr := bigDump + ": 100 MiB, above the limit of 64 MiB for cluster state or manifests (snapshot.MaxBytes)"
 	scenarioErr := bigScenario + ": 3 MiB, above the limit of 2 MiB for a scenario (sim.MaxScenarioBytes)"
 	expanded := func(file, limit string) string {
@@ -52,6 +57,7 @@ func TestInputLimits(t *testing.T) {
 	}
 	lolDumpErr := expanded(lolDump, "64 MiB for cluster state or manifests (snapshot.MaxBytes)")
 	lolScenarioErr := expanded(lolScenario, "2 MiB for a scenario (sim.MaxScenarioBytes)")
+	lolStepErr := expanded(lolStep, "2 MiB for a scenario (sim.MaxScenarioBytes)")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -67,13 +73,51 @@ func TestInputLimits(t *testing.T) {
 		{[]string{"-overlay", bigScenario, manifest}, scenarioErr},
 		{[]string{lolScenario}, lolScenarioErr},
 		{[]string{"-overlay", lolScenario, dump}, lolScenarioErr},
+		// and each other command and flag that reads a file
+		{[]string{"-from", dump, lolDump}, lolDumpErr},
+		{[]string{"-overlay", bigScenario, dump}, scenarioErr},
+		{[]string{"-seeds", "2", bigDump}, dumpErr},
+		{[]string{"-seeds", "2", lolDump}, lolDumpErr},
+		{[]string{"history", bigDump}, dumpErr},
+		{[]string{"history", lolDump}, lolDumpErr},
+		{[]string{"undo", bigDump, "web"}, dumpErr},
+		{[]string{"undo", lolDump, "web"}, lolDumpErr},
+		{[]string{"undo", "-n", "shop", "-overlay", bigScenario, dump, "web"}, scenarioErr},
+		{[]string{"undo", "-n", "shop", "-overlay", lolScenario, dump, "web"}, lolScenarioErr},
+		{[]string{lolStep}, lolStepErr},
 	} {
 		var out, errb bytes.Buffer
 		code := run(tc.args, &out, &errb)
-		if code == 0 || !strings.Contains(errb.String(), tc.want) {
-			t.Errorf("deploysim %s: exit %d, stderr:\n%s\nwant:\n%s", strings.Join(tc.args, " "), code, errb.String(), tc.want)
+		if code != exitUsage || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("deploysim %s: exit %d, stderr:\n%s\nwant exit %d and:\n%s", strings.Join(tc.args, " "), code, errb.String(), exitUsage, tc.want)
 		}
 	}
+	// explain - reads standard input: the same limits, for "<stdin>"
+	// (whose size is not known before it is read).
+	for _, tc := range []struct {
+		name  string
+		stdin io.Reader
+		want  string
+	}{
+		{"larger", io.MultiReader(strings.NewReader("apiVersion: v1\nkind: List\nitems:\n"), zeros{}), "<stdin>: larger than the limit of 64 MiB for cluster state or manifests (snapshot.MaxBytes)"},
+		{"aliases", strings.NewReader("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\n" + laughs("data", "")), expanded("<stdin>", "64 MiB for cluster state or manifests (snapshot.MaxBytes)")},
+	} {
+		var out, errb bytes.Buffer
+		code := runExplain([]string{"-"}, tc.stdin, &out, &errb)
+		if code != exitUsage || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("explain - (%s): exit %d, stderr:\n%s\nwant exit %d and:\n%s", tc.name, code, errb.String(), exitUsage, tc.want)
+		}
+	}
+}
+
+// zeros reads as an endless run of spaces.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
 }
 
 // TestIsManifest: objects and scenarios told apart by the first
