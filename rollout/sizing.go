@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/deploymath/deploymath/fencepost"
 	appsv1 "k8s.io/api/apps/v1"
@@ -66,12 +67,12 @@ func (s Sizing) String() string {
 // [ErrOverflow] and Size is upstream's wrapped int32 result (see
 // [Sizing.Overflow]). As upstream, the strategy must be RollingUpdate or
 // Recreate, and only maxSurge is read.
-func NewRSNewReplicas(p Params, all []ReplicaSet, newRS int) (s Sizing, err error) {
+func NewRSNewReplicas(p Params, all []ReplicaSet, newRS int) (Sizing, error) {
 	if p.Replicas < 0 {
-		return s, checkParams(p)
+		return Sizing{}, checkParams(p)
 	}
 	if uint(newRS) >= uint(len(all)) {
-		return s, fmt.Errorf("newRS: index %d out of range [0, %d)", newRS, len(all))
+		return Sizing{}, fmt.Errorf("newRS: index %d out of range [0, %d)", newRS, len(all))
 	}
 	// One pass: the sizes' exact total, and their sign bits together (a
 	// negative size: the loop that names it).
@@ -83,26 +84,41 @@ func NewRSNewReplicas(p Params, all []ReplicaSet, newRS int) (s Sizing, err erro
 		sign |= r
 	}
 	if sign < 0 {
-		return s, checkReplicaSets("all", all)
+		return Sizing{}, checkReplicaSets("all", all)
 	}
-	var surge int32
-	switch p.Strategy {
-	case appsv1.RecreateDeploymentStrategyType:
-	case appsv1.RollingUpdateDeploymentStrategyType:
-		// Upstream resolves maxSurge alone here (maxUnavailable is not
-		// read); an integer needs no call.
-		if ms := p.MaxSurge; ms != nil && ms.Type == intstr.Int {
-			surge = ms.IntVal
-		} else if surge, err = fencepost.Scaled(ms, p.Replicas, true); err != nil {
-			return s, fmt.Errorf("params: maxSurge: %w", err)
+	if p.Strategy != appsv1.RollingUpdateDeploymentStrategyType {
+		if p.Strategy == appsv1.RecreateDeploymentStrategyType {
+			return Sizing{Size: p.Replicas, Recreate: true, Replicas: p.Replicas, Total: int32(total), Was: all[newRS].Replicas}, nil
 		}
-	default:
-		return s, fmt.Errorf("params: strategy: unsupported value %q: want %q or %q", p.Strategy, appsv1.RollingUpdateDeploymentStrategyType, appsv1.RecreateDeploymentStrategyType)
+		return Sizing{}, fmt.Errorf("params: strategy: unsupported value %q: want %q or %q", p.Strategy, appsv1.RollingUpdateDeploymentStrategyType, appsv1.RecreateDeploymentStrategyType)
 	}
-	if newRSSize(&s, &p, surge, fitSum(total), all[newRS].Replicas) {
-		err = fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
+	// Upstream resolves maxSurge alone here (maxUnavailable is not read);
+	// an integer needs no call.
+	var surge int32
+	if ms := p.MaxSurge; ms != nil && ms.Type == intstr.Int {
+		surge = ms.IntVal
+	} else {
+		var err error
+		if surge, err = fencepost.Scaled(ms, p.Replicas, true); err != nil {
+			return Sizing{}, fmt.Errorf("params: maxSurge: %w", err)
+		}
 	}
-	return s, err
+	was := all[newRS].Replicas
+	if maxTotal := int64(p.Replicas) + int64(surge); surge >= 0 && maxTotal <= math.MaxInt32 && total <= math.MaxInt32 {
+		// Nothing wraps around: the sizes, Replicas and maxSurge are not
+		// negative and their sums fit, so the room and the missing pods
+		// do, and the size is at most Replicas.
+		size := was
+		if total < maxTotal {
+			size += min(int32(maxTotal-total), p.Replicas-was)
+		}
+		return Sizing{Size: size, Replicas: p.Replicas, MaxSurge: surge, MaxTotal: int32(maxTotal), Total: int32(total), Was: was}, nil
+	}
+	var s Sizing
+	if newRSSize(&s, &p, surge, fitSum(total), was) {
+		return s, fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
+	}
+	return s, nil
 }
 
 // newRSSize is NewRSNewReplicas for a total the caller summed (in int32,

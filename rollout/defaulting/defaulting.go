@@ -1,7 +1,6 @@
 package defaulting
 
 import (
-	"bytes"
 	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -38,49 +37,6 @@ func PodTemplate(t *corev1.PodTemplateSpec) *corev1.PodTemplateSpec {
 	podSpec(&out.Spec)
 	st := Stored(out)
 	return &st
-}
-
-// Stored returns t as an API server stores it and a controller reads it
-// back: encoded the way the server encodes objects (protobuf, with
-// k8s.io/api's own generated code) and decoded, twice, as the object
-// travels twice: into etcd and out of it in the API server, then to the
-// controller's informer and out of it. That is the form whose
-// pod-template-hash names a cluster's ReplicaSets (the controller hashes
-// the Go value it decoded): every resource quantity as parsed from its
-// canonical string ("0.5" and "500m" both become 500m as parsed from
-// "500m"; "0.5Gi" becomes 512Mi; "1.0" becomes 1), and empty maps and
-// lists nil. Both trips matter: a quantity's canonical string can change
-// once more after the first (a whole number of bytes written without a
-// suffix, 3323467409000, reads back as decimal SI and is written
-// 3323467409k the second time). Defaults come first (see [PodTemplate]);
-// Stored changes no value, only its Go form. t is not modified; the
-// result shares nothing with it. A nil t gives the zero template.
-func Stored(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
-	if t == nil {
-		return corev1.PodTemplateSpec{}
-	}
-	b, err := t.Marshal()
-	if err != nil {
-		// The generated encoder fails on nothing it is given; a copy is
-		// the closest form.
-		return *t.DeepCopy()
-	}
-	var out corev1.PodTemplateSpec
-	if err := out.Unmarshal(b); err != nil {
-		return *t.DeepCopy()
-	}
-	// The second trip: when the first one's form encodes to the same
-	// bytes, it decodes to the same form (the usual case), so only the
-	// encoding is repeated.
-	b2, err := out.Marshal()
-	if err != nil || bytes.Equal(b, b2) {
-		return out
-	}
-	var next corev1.PodTemplateSpec
-	if err := next.Unmarshal(b2); err != nil {
-		return out
-	}
-	return next
 }
 
 // deploymentSpec sets the apps/v1 defaults of spec in place.

@@ -74,7 +74,11 @@
 // [PodTemplate] therefore end with [Stored]: the template is encoded the
 // way the server encodes objects for storage (protobuf, with k8s.io/api's
 // generated code) and decoded again, which gives the stored form by
-// construction, whatever the spelling. A manifest defaulted here hashes as
+// construction, whatever the spelling. The result is, like the
+// controller's object, decoded and never encoded since: encoding a
+// quantity caches its string in it, and the hash covers that cache (a
+// divisor or an emptyDir sizeLimit of 0.5Gi, stored as 512Mi, would hash
+// otherwise); Stored leaves its input's caches alone as well. A manifest defaulted here hashes as
 // on a cluster; a template built or edited in Go can be brought to the
 // stored form with Stored alone. A quantity keeps its format: "1e9"
 // (decimal exponent) and "1G" (decimal SI) are one value stored two ways,

@@ -83,6 +83,13 @@ var rawTemplates = []struct{ name, json string }{
 		"securityContext":{"runAsNonRoot":true},"serviceAccount":"robot"}}`},
 	{"ephemeral container", `{"metadata":{"labels":{"app":"debug"}},"spec":{"containers":[{"name":"app","image":"app:1"}],
 		"ephemeralContainers":[{"name":"debug","image":"busybox:latest","ports":[{"containerPort":1}]}]}}`},
+	// Quantities held in fields rather than in resource lists: encoding
+	// caches a string in them, which the stored form must not keep
+	// (0.5Gi is stored as 512Mi, a string ParseQuantity does not cache).
+	{"quantities in fields", `{"metadata":{"labels":{"app":"fields"}},"spec":{"containers":[{"name":"app","image":"app:1",
+		"env":[{"name":"MEM","valueFrom":{"resourceFieldRef":{"resource":"limits.memory","divisor":"1024Ki"}}}],
+		"resources":{"limits":{"memory":"1536Mi"}}}],
+		"volumes":[{"name":"scratch","emptyDir":{"sizeLimit":"0.5Gi"}}]}}`},
 }
 
 // quantitySpellings are the resource quantities of the quantity vectors:

@@ -30,25 +30,29 @@ import (
 // equal to the defaulters'.
 func TestDefaulting(t *testing.T) {
 	checks(t, 5000)
-	rapid.Check(t, func(t *rapid.T) {
-		in := genRawDeployment(t)
-		want := in.DeepCopy()
-		legacyscheme.Scheme.Default(want)
-		stored, err := storedByServer(want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := defaulting.Deployment(in)
-		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(appsv1.DeploymentSpec{}, "Template")); diff != "" {
-			t.Fatalf("defaulting.Deployment differs from the real defaulters (-real +ours):\n%s", diff)
-		}
-		if diff := cmp.Diff(&stored.Spec.Template, &got.Spec.Template); diff != "" {
-			t.Fatalf("the template differs from the one the server stores (-stored +ours):\n%s", diff)
-		}
-		if w, g := hashing.PodTemplateHash(&stored.Spec.Template, nil), hashing.PodTemplateHash(&got.Spec.Template, nil); w != g {
-			t.Fatalf("pod-template-hash %s, the stored template's is %s", g, w)
-		}
-	})
+	rapid.Check(t, defaultingProperty)
+}
+
+// defaultingProperty is TestDefaulting's property (TestRecordedFailures
+// replays its recorded failures).
+func defaultingProperty(t *rapid.T) {
+	in := genRawDeployment(t)
+	want := in.DeepCopy()
+	legacyscheme.Scheme.Default(want)
+	stored, err := storedByServer(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := defaulting.Deployment(in)
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(appsv1.DeploymentSpec{}, "Template")); diff != "" {
+		t.Fatalf("defaulting.Deployment differs from the real defaulters (-real +ours):\n%s", diff)
+	}
+	if diff := cmp.Diff(&stored.Spec.Template, &got.Spec.Template); diff != "" {
+		t.Fatalf("the template differs from the one the server stores (-stored +ours):\n%s", diff)
+	}
+	if w, g := hashing.PodTemplateHash(&stored.Spec.Template, nil), hashing.PodTemplateHash(&got.Spec.Template, nil); w != g {
+		t.Fatalf("pod-template-hash %s, the stored template's is %s", g, w)
+	}
 }
 
 // TestDefaultingVectors checks testdata/defaulting/vectors.json against the

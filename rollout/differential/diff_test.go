@@ -210,6 +210,7 @@ func TestRecordedFailures(t *testing.T) {
 	props := map[string]func(*rapid.T){
 		"TestSingleSync": func(t *rapid.T) { check(t, u, false, 1) },
 		"TestFixpoint":   func(t *rapid.T) { check(t, u, true, 30) },
+		"TestDefaulting": defaultingProperty,
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "rapid", "*", "*.fail"))
 	for _, f := range files {

@@ -20,6 +20,16 @@
 // -rapid.checks on the command line sets every test's count; without it
 // each test runs its own default.
 //
+// Runs of record, 2026-11-27 (issue 26), at 27852a7: TestSingleSync
+// 100,000 syncs and TestFixpoint 20,000 runs, no difference;
+// TestBlockNewRSNewReplicas 100,000; TestBlockSync 100,000 syncs, no
+// difference, decided by RollingStep 71,210 times (its old ReplicaSets'
+// steps 8,458), HistoryToDelete 19,269, RequeueAfter 81,747, IsSaturated
+// 17,313, Proportions 7,576, ActiveOrLatest 1,596 and a Recreate scaling
+// event 2,305. At 50e7df5 (the same package rollout but for
+// NewRSNewReplicas): TestDefaulting 100,000 and every other test of
+// blocks_diff_test.go 100,000 cases, no difference.
+//
 // A failure prints the first differing sync (upstream's writes, events and
 // stored objects against the plan's, with the plan's own explanation) and
 // the rapid seed that reproduces it; rapid then shrinks it to a minimal
