@@ -32,8 +32,9 @@ func names(rss []*appsv1.ReplicaSet) string {
 	return b.String()
 }
 
-// checkReadable runs sc, comparing at every sync of a Deployment the
-// ReplicaSets it was given with readableRef, and each Deployment's
+// checkReadable runs sc with the index used for every namespace, however
+// small, comparing at every sync of a Deployment the ReplicaSets it was
+// given with readableRef, and each Deployment's
 // ReplicaSets by the index with the store's OwnedReplicaSets; it returns
 // the number of syncs.
 func checkReadable(t *testing.T, sc *Scenario) int {
@@ -42,6 +43,7 @@ func checkReadable(t *testing.T, sc *Scenario) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.smallNS = 0
 	n := 0
 	s.planned = func(snap rollout.Snapshot) {
 		n++
@@ -88,6 +90,58 @@ func TestReadableBy(t *testing.T) {
 		checkReadable(t, sc)
 	}
 
+	if n := checkReadable(t, adoptionScenario()); n < 4 {
+		t.Errorf("%d syncs, want the rollout's", n)
+	}
+}
+
+// TestReadableSamePlans: a sync given only the ReplicaSets it can read
+// plans as one given its whole namespace. Every bundled scenario, and the
+// adoption state of TestReadableBy, give the same JSON (frames, summary,
+// write log, events) with the index used for every namespace as with
+// small namespaces given whole (the default, which the goldens pin).
+func TestReadableSamePlans(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatal(err, files)
+	}
+	var scs []*Scenario
+	for _, file := range files {
+		sc, err := LoadScenario(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scs = append(scs, sc)
+	}
+	scs = append(scs, adoptionScenario())
+	for _, sc := range scs {
+		var out [2]string
+		for i, small := range []int{smallNamespace, 0} {
+			s, err := New(sc, Options{Writes: true, Explain: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.smallNS = small
+			res, err := s.Run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := res.JSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = string(b)
+		}
+		if out[0] != out[1] {
+			t.Errorf("%s: the run differs when each sync is given only what it can read", sc.Name)
+		}
+	}
+}
+
+// adoptionScenario is a state with an orphan the Deployment adopts,
+// another Deployment's ReplicaSets whose labels the selector matches, and
+// a Deployment whose name begins with the other's.
+func adoptionScenario() *Scenario {
 	w := newStateWorld(3, 3, 0)
 	st := w.state()
 	orphan := w.old.DeepCopy()
@@ -102,7 +156,5 @@ func TestReadableBy(t *testing.T) {
 	other.Status = appsv1.DeploymentStatus{ObservedGeneration: other.Generation}
 	st.Deployments = append(st.Deployments, other)
 	st.ReplicaSets = append(st.ReplicaSets, orphan, otherRS)
-	if n := checkReadable(t, NewScenario("adopt").WithState(st)); n < 4 {
-		t.Errorf("%d syncs, want the rollout's", n)
-	}
+	return NewScenario("adopt").WithState(st)
 }

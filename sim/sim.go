@@ -68,10 +68,13 @@ type Stats struct {
 // concurrent use.
 type Sim struct {
 	// rsOwners indexes the ReplicaSets by controller; readBuf and
-	// readOut are readableBy's buffers.
+	// readOut are readableBy's buffers; smallNS is the most ReplicaSets
+	// of a namespace it gives whole (smallNamespace; 0 in tests of the
+	// index).
 	rsOwners replicaSetOwners
 	readBuf  []*cluster.ReplicaSet
 	readOut  []*appsv1.ReplicaSet
+	smallNS  int
 	sc       *Scenario
 	opts     Options
 	rng      *rand.Rand
@@ -202,6 +205,7 @@ func New(sc *Scenario, o Options) (*Sim, error) {
 	}
 	s := &Sim{
 		rsOwners:  replicaSetOwners{},
+		smallNS:   smallNamespace,
 		maxFrames: MaxTraceFrames,
 		sc:        sc,
 		opts:      o,
