@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,26 +17,16 @@ import (
 // invariant checker's verdicts), with and without explanations: the fast
 // path is an optimisation that changes nothing.
 func TestBuiltinsThroughHost(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
-			sc, err := LoadScenario(file)
-			if err != nil {
-				t.Fatal(err)
+	forEachScenario(t, func(t *testing.T, sc *Scenario) {
+		for _, o := range []Options{{Check: true, Writes: true}, {Writes: true, Explain: true}} {
+			fast := runJSON(t, sc, o)
+			o.genericBuiltins = true
+			generic := runJSON(t, sc, o)
+			if diff := cmp.Diff(fast, generic); diff != "" {
+				t.Fatalf("explain %v: the generic built-in differs (-fast +generic):\n%s", o.Explain, diff)
 			}
-			for _, o := range []Options{{Check: true, Writes: true}, {Writes: true, Explain: true}} {
-				fast := runJSON(t, sc, o)
-				o.genericBuiltins = true
-				generic := runJSON(t, sc, o)
-				if diff := cmp.Diff(fast, generic); diff != "" {
-					t.Fatalf("explain %v: the generic built-in differs (-fast +generic):\n%s", o.Explain, diff)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func runJSON(t interface {

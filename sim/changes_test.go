@@ -2,7 +2,6 @@ package sim
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,28 +18,18 @@ import (
 // changes applied in order (Trace.States) give, at every frame, the rows
 // the full view holds, field for field and rendered byte for byte.
 func TestChangesReplayToFullView(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
-			sc, err := LoadScenario(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range []Options{{}, {Explain: true}, {Plan: rollout.Options{DisableTerminatingReplicas: true}}} {
-				checkReplay(t, sc, o)
-			}
-			// controllers and informers late: the states of an instant
-			// between a pod's change and its ReplicaSet's status write
-			late := *sc
-			late.Cluster.ControllerLatency = Duration(15 * time.Millisecond)
-			late.Cluster.InformerDelay = Duration(40 * time.Millisecond)
-			checkReplay(t, &late, Options{Plan: rollout.Options{DisableTerminatingReplicas: true}})
-			checkReplay(t, &late, Options{})
-		})
-	}
+	forEachScenario(t, func(t *testing.T, sc *Scenario) {
+		for _, o := range []Options{{}, {Explain: true}, {Plan: rollout.Options{DisableTerminatingReplicas: true}}} {
+			checkReplay(t, sc, o)
+		}
+		// controllers and informers late: the states of an instant
+		// between a pod's change and its ReplicaSet's status write
+		late := *sc
+		late.Cluster.ControllerLatency = Duration(15 * time.Millisecond)
+		late.Cluster.InformerDelay = Duration(40 * time.Millisecond)
+		checkReplay(t, &late, Options{Plan: rollout.Options{DisableTerminatingReplicas: true}})
+		checkReplay(t, &late, Options{})
+	})
 }
 
 // TestChangesReplayToFullViewStates: the same for runs from the bundled

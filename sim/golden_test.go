@@ -61,34 +61,24 @@ func TestGolden(t *testing.T) {
 // write log, events) as with it, violations and warnings aside (there are
 // none in the bundled scenarios' goldens either way).
 func TestGoldenWithoutChecks(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
-			sc, err := LoadScenario(file)
+	forEachScenario(t, func(t *testing.T, sc *Scenario) {
+		var out [2]string
+		for i, o := range []Options{{Check: true, Writes: true}, {Writes: true}} {
+			res, err := Run(sc, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out [2]string
-			for i, o := range []Options{{Check: true, Writes: true}, {Writes: true}} {
-				res, err := Run(sc, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res.Violations, res.Warnings = nil, nil
-				b, err := res.JSON()
-				if err != nil {
-					t.Fatal(err)
-				}
-				out[i] = string(b)
+			res.Violations, res.Warnings = nil, nil
+			b, err := res.JSON()
+			if err != nil {
+				t.Fatal(err)
 			}
-			if diff := cmp.Diff(out[0], out[1]); diff != "" {
-				t.Errorf("without checks (-with +without):\n%s", diff)
-			}
-		})
-	}
+			out[i] = string(b)
+		}
+		if diff := cmp.Diff(out[0], out[1]); diff != "" {
+			t.Errorf("without checks (-with +without):\n%s", diff)
+		}
+	})
 }
 
 // TestExplainGoldensExist fails on an explain or full-view golden of a
@@ -134,5 +124,24 @@ func checkGolden(t *testing.T, sc *Scenario, o Options, golden string) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("trace %s differs (-want +got):\n%s", filepath.Base(golden), diff)
+	}
+}
+
+// forEachScenario runs f as a subtest on every bundled scenario, named
+// after its file.
+func forEachScenario(t *testing.T, f func(t *testing.T, sc *Scenario)) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatal(err, files)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
+			sc, err := LoadScenario(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f(t, sc)
+		})
 	}
 }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,51 +17,41 @@ var durationFields = []string{"at", "lastUpdate", "lastTransition", "completedAt
 // beside every duration the same as a Go duration string, and its frames
 // decoded and replayed give the full view's state at every frame.
 func TestJSONFormat(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
-			sc, err := LoadScenario(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := Run(sc, Options{Writes: true, Explain: true, Check: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := res.JSON()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var doc map[string]any
-			if err := json.Unmarshal(b, &doc); err != nil {
-				t.Fatal(err)
-			}
-			if doc["formatVersion"] != float64(FormatVersion) || doc["view"] != "changes" {
-				t.Errorf("formatVersion %v, view %v", doc["formatVersion"], doc["view"])
-			}
-			n := checkDurations(t, "", doc)
-			if n == 0 {
-				t.Error("no duration found")
-			}
-			var decoded struct {
-				Frames []Frame `json:"frames"`
-			}
-			if err := json.Unmarshal(b, &decoded); err != nil {
-				t.Fatal(err)
-			}
-			full, err := Run(sc, Options{FullView: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr := Trace{Frames: decoded.Frames}
-			if d := cmp.Diff(full.Trace.Final(), tr.Final()); d != "" {
-				t.Errorf("the JSON's frames replayed (-full view +JSON):\n%s", d)
-			}
-		})
-	}
+	forEachScenario(t, func(t *testing.T, sc *Scenario) {
+		res, err := Run(sc, Options{Writes: true, Explain: true, Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := res.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc["formatVersion"] != float64(FormatVersion) || doc["view"] != "changes" {
+			t.Errorf("formatVersion %v, view %v", doc["formatVersion"], doc["view"])
+		}
+		n := checkDurations(t, "", doc)
+		if n == 0 {
+			t.Error("no duration found")
+		}
+		var decoded struct {
+			Frames []Frame `json:"frames"`
+		}
+		if err := json.Unmarshal(b, &decoded); err != nil {
+			t.Fatal(err)
+		}
+		full, err := Run(sc, Options{FullView: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := Trace{Frames: decoded.Frames}
+		if d := cmp.Diff(full.Trace.Final(), tr.Final()); d != "" {
+			t.Errorf("the JSON's frames replayed (-full view +JSON):\n%s", d)
+		}
+	})
 }
 
 // checkDurations checks every duration under v (at path) and returns how
