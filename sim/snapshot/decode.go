@@ -85,31 +85,31 @@ func decodeObject(raw []byte, src Source, ref Ref) *decoded {
 		}
 		out.obj = rs
 	case "Pod":
-		p := &corev1.Pod{}
-		out.err = lenient(raw, p)
-		p.Namespace = ref.Namespace
-		out.obj = p
+		out.obj, out.err = lenientIn[corev1.Pod](raw, ref.Namespace)
 	case "ConfigMap":
-		c := &corev1.ConfigMap{}
-		out.err = lenient(raw, c)
-		c.Namespace = ref.Namespace
-		out.obj = c
+		out.obj, out.err = lenientIn[corev1.ConfigMap](raw, ref.Namespace)
 	case "Secret":
-		c := &corev1.Secret{}
-		out.err = lenient(raw, c)
-		c.Namespace = ref.Namespace
-		out.obj = c
+		out.obj, out.err = lenientIn[corev1.Secret](raw, ref.Namespace)
 	case "Node":
 		n := &corev1.Node{}
 		out.err = lenient(raw, n)
 		out.obj = n
 	case "ResourceQuota":
-		q := &corev1.ResourceQuota{}
-		out.err = lenient(raw, q)
-		q.Namespace = ref.Namespace
-		out.obj = q
+		out.obj, out.err = lenientIn[corev1.ResourceQuota](raw, ref.Namespace)
 	}
 	return out
+}
+
+// lenientIn decodes raw leniently into a new object of a namespaced kind
+// T, in namespace ns (the one its item was read in).
+func lenientIn[T any, P interface {
+	*T
+	SetNamespace(string)
+}](raw []byte, ns string) (P, error) {
+	obj := P(new(T))
+	err := lenient(raw, obj)
+	obj.SetNamespace(ns)
+	return obj, err
 }
 
 // add adds a decoded object, and its notes, to the snapshot.
