@@ -69,6 +69,7 @@ type MissedStep struct {
 	Message string `json:"message"`
 }
 
+// String is the step's Message.
 func (m MissedStep) String() string { return m.Message }
 
 // podStepLines are the lines of a pod step's fields, for errors.

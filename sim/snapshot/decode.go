@@ -49,10 +49,7 @@ func decodeObject(raw []byte, src Source, ref Ref) *decoded {
 			return out
 		}
 		st := &d.Status
-		if st.AvailableReplicas > st.ReadyReplicas {
-			note(readyNote(st.ReadyReplicas, st.AvailableReplicas))
-			st.ReadyReplicas = st.AvailableReplicas
-		}
+		raiseReady(&st.ReadyReplicas, st.AvailableReplicas, note)
 		if errs := apivalidation.DeploymentStatus(st); len(errs) > 0 {
 			out.err = refused(errs)
 			return out
@@ -75,10 +72,7 @@ func decodeObject(raw []byte, src Source, ref Ref) *decoded {
 			return out
 		}
 		st := &rs.Status
-		if st.AvailableReplicas > st.ReadyReplicas {
-			note(readyNote(st.ReadyReplicas, st.AvailableReplicas))
-			st.ReadyReplicas = st.AvailableReplicas
-		}
+		raiseReady(&st.ReadyReplicas, st.AvailableReplicas, note)
 		if errs := apivalidation.ReplicaSetStatus(st); len(errs) > 0 {
 			out.err = refused(errs)
 			return out

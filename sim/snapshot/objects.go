@@ -393,6 +393,16 @@ func refused(errs []apivalidation.Error) error {
 	return fmt.Errorf("%s (the API server refuses such an object)", strings.Join(msgs, "; "))
 }
 
+// raiseReady reads a status written before readyReplicas existed, whose
+// ready count is below its available count (which the API server now
+// refuses), with ready raised to available, and notes it.
+func raiseReady(ready *int32, available int32, note func(string)) {
+	if available > *ready {
+		note(readyNote(*ready, available))
+		*ready = available
+	}
+}
+
 // readyNote says why a status's readyReplicas was raised to its
 // availableReplicas.
 func readyNote(ready, available int32) string {
