@@ -32,14 +32,14 @@ func BenchmarkBlocks(b *testing.B) {
 		b.Run(fmt.Sprintf("NewRSNewReplicas/rs=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				s, _ := rollout.NewRSNewReplicas(p, rss, n-1)
+				s, _ := rollout.NewRSNewReplicas(&p, rss, n-1)
 				sinkInt = s.Size
 			}
 		})
 		b.Run(fmt.Sprintf("MaxScaledDown/rs=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				bu, _ := rollout.MaxScaledDown(p, rss, n-1)
+				bu, _ := rollout.MaxScaledDown(&p, rss, n-1)
 				sinkInt = bu.MaxScaledDown
 			}
 		})
@@ -49,21 +49,23 @@ func BenchmarkBlocks(b *testing.B) {
 			up.Replicas *= 2
 			o := rollout.ProportionOptions{Shares: make([]rollout.Share, 0, n)}
 			for b.Loop() {
-				props, _ := rollout.Proportions(up, p.Replicas, rss, o)
+				props, _ := rollout.Proportions(&up, p.Replicas, rss, o)
 				sinkInt = int32(props.Added)
 			}
 		})
 		b.Run(fmt.Sprintf("ScaleDownOld/rs=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
+			var buf []rollout.Step
 			for b.Loop() {
-				s, _ := rollout.ScaleDownOld(p, old, newRS)
+				s, _ := rollout.ScaleDownOld(buf, &p, old, &newRS)
+				buf = s.Steps
 				sinkInt = s.Total
 			}
 		})
 		b.Run(fmt.Sprintf("HistoryToDelete/rs=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				h, _ := rollout.HistoryToDelete(p, old)
+				h, _ := rollout.HistoryToDelete(&p, old)
 				sinkInt = h.Excess
 			}
 		})

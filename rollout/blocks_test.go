@@ -36,7 +36,7 @@ func TestNewRSNewReplicasUpstreamCases(t *testing.T) {
 			// Upstream's case passes a ReplicaSet of 5 as "all" and the new
 			// one beside it; here the new one is in all, with the same
 			// answers.
-			s, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{{Name: "rs5", Replicas: 5}, {Name: "new", Replicas: tc.newRS}}, 1)
+			s, err := rollout.NewRSNewReplicas(&p, []rollout.ReplicaSet{{Name: "rs5", Replicas: 5}, {Name: "new", Replicas: tc.newRS}}, 1)
 			if err != nil || s.Size != tc.want {
 				t.Errorf("NewRSNewReplicas = %d, %v; want %d", s.Size, err, tc.want)
 			}
@@ -46,17 +46,17 @@ func TestNewRSNewReplicasUpstreamCases(t *testing.T) {
 
 func TestNewRSNewReplicasBadInput(t *testing.T) {
 	p := rolling(10, "1", "0")
-	_, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{{Name: "a", Replicas: -1}}, 0)
+	_, err := rollout.NewRSNewReplicas(&p, []rollout.ReplicaSet{{Name: "a", Replicas: -1}}, 0)
 	if err == nil || !strings.Contains(err.Error(), "all[0] (a): replicas: invalid value -1") {
 		t.Errorf("negative size: err = %v", err)
 	}
 	p.Replicas = -2
-	if _, err := rollout.NewRSNewReplicas(p, nil, 0); err == nil || !strings.Contains(err.Error(), "params: replicas") {
+	if _, err := rollout.NewRSNewReplicas(&p, nil, 0); err == nil || !strings.Contains(err.Error(), "params: replicas") {
 		t.Errorf("negative replicas: err = %v", err)
 	}
 	big := rolling(math.MaxInt32, "1", "0")
 	all := []rollout.ReplicaSet{{Name: "a", Replicas: math.MaxInt32}, {Name: "b", Replicas: 5}}
-	s, err := rollout.NewRSNewReplicas(big, all, 1)
+	s, err := rollout.NewRSNewReplicas(&big, all, 1)
 	if !errors.Is(err, rollout.ErrOverflow) {
 		t.Errorf("overflowing sums: err = %v, want ErrOverflow", err)
 	}
@@ -90,7 +90,7 @@ func TestFractionUpstreamCases(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			surge, unavailable := intstr.FromInt32(tc.surge), intstr.FromInt32(1)
 			p := rollout.Params{Replicas: tc.replicas, Strategy: appsv1.RollingUpdateDeploymentStrategyType, MaxSurge: &surge, MaxUnavailable: &unavailable}
-			props, err := rollout.Proportions(p, tc.statusReplicas, []rollout.ReplicaSet{{Name: "rs", Replicas: tc.rsReplicas, MaxReplicas: tc.maxAnnotation}}, rollout.ProportionOptions{})
+			props, err := rollout.Proportions(&p, tc.statusReplicas, []rollout.ReplicaSet{{Name: "rs", Replicas: tc.rsReplicas, MaxReplicas: tc.maxAnnotation}}, rollout.ProportionOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +146,7 @@ func TestCompleteUpstreamCases(t *testing.T) {
 		{"not complete: one replica deployment never comes up", status(5, 5, 5, 5), 2, false},
 	} {
 		tc.s.ObservedGeneration = 1
-		if got := rollout.Complete(p, tc.gen, tc.s); got != tc.want {
+		if got := rollout.Complete(&p, tc.gen, tc.s); got != tc.want {
 			t.Errorf("%s: Complete = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -179,7 +179,7 @@ func TestTimedOutUpstreamCases(t *testing.T) {
 		{"no Progressing condition", i32p(10), &appsv1.DeploymentStatus{}, updated.Add(time.Hour), false},
 	} {
 		p.ProgressDeadlineSeconds = tc.deadline
-		if got := rollout.TimedOut(p, tc.s, tc.now); got != tc.want {
+		if got := rollout.TimedOut(&p, tc.s, tc.now); got != tc.want {
 			t.Errorf("%s: TimedOut = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -204,7 +204,7 @@ func TestRequeueAfterCases(t *testing.T) {
 		{"the condition's own time, to the nanosecond", false, &appsv1.DeploymentCondition{Reason: rollout.ReplicaSetUpdatedReason, LastUpdateTime: metav1.NewTime(t0.Add(time.Millisecond))},
 			3 * time.Minute, rollout.Requeue{After: 7*time.Minute + time.Second + time.Millisecond}},
 	} {
-		if got := rollout.RequeueAfter(p, tc.complete, tc.cond, t0.Add(tc.ago)); got != tc.want {
+		if got := rollout.RequeueAfter(&p, tc.complete, tc.cond, t0.Add(tc.ago)); got != tc.want {
 			t.Errorf("%s: RequeueAfter = %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
@@ -250,7 +250,7 @@ func TestHistoryToDeleteCases(t *testing.T) {
 	deleting := rs("d", 0, 0)
 	deleting.Deleting = true
 	old := []rollout.ReplicaSet{rs("a", 1, 0), withPods, unobserved, deleting, rs("e", 5, 0)}
-	h, err := rollout.HistoryToDelete(p, old)
+	h, err := rollout.HistoryToDelete(&p, old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,11 +260,11 @@ func TestHistoryToDeleteCases(t *testing.T) {
 		t.Errorf("Delete (-want +got):\n%s", diff)
 	}
 	p.RevisionHistoryLimit = nil
-	if h, _ := rollout.HistoryToDelete(p, old); len(h.Delete) != 0 {
+	if h, _ := rollout.HistoryToDelete(&p, old); len(h.Delete) != 0 {
 		t.Errorf("no limit: Delete = %v", h.Delete)
 	}
 	p.RevisionHistoryLimit = i32p(-1)
-	if _, err := rollout.HistoryToDelete(p, old); err == nil {
+	if _, err := rollout.HistoryToDelete(&p, old); err == nil {
 		t.Error("negative limit: nil error")
 	}
 }
@@ -344,11 +344,11 @@ func TestBlocksProperties(t *testing.T) {
 
 		// The new ReplicaSet never takes the total beyond replicas +
 		// maxSurge, nor itself beyond replicas (unless it already was).
-		s, err := rollout.NewRSNewReplicas(p, all, newIdx)
+		s, err := rollout.NewRSNewReplicas(&p, all, newIdx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s2, _ := rollout.NewRSNewReplicas(p, all, newIdx); s2 != s {
+		if s2, _ := rollout.NewRSNewReplicas(&p, all, newIdx); s2 != s {
 			t.Fatalf("not deterministic: %v then %v", s, s2)
 		}
 		if s.Size > newRS.Replicas && (s.Total-newRS.Replicas+s.Size > p.Replicas+surge || s.Size > p.Replicas) {
@@ -362,7 +362,7 @@ func TestBlocksProperties(t *testing.T) {
 				activeOld = append(activeOld, old[i])
 			}
 		}
-		down, err := rollout.ScaleDownOld(p, activeOld, newRS)
+		down, err := rollout.ScaleDownOld(nil, &p, activeOld, &newRS)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -384,7 +384,7 @@ func TestBlocksProperties(t *testing.T) {
 		}
 		if len(active) > 0 {
 			statusReplicas := rapid.Int32Range(0, 60).Draw(t, "statusReplicas")
-			props, err := rollout.Proportions(p, statusReplicas, active, rollout.ProportionOptions{})
+			props, err := rollout.Proportions(&p, statusReplicas, active, rollout.ProportionOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -403,7 +403,7 @@ func TestBlocksProperties(t *testing.T) {
 
 		// History cleanup never picks a ReplicaSet with pods or an
 		// unobserved generation, nor more than the excess.
-		h, err := rollout.HistoryToDelete(p, old)
+		h, err := rollout.HistoryToDelete(&p, old)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -484,7 +484,7 @@ func TestIsSaturatedCases(t *testing.T) {
 		{"annotation differs", rollout.ReplicaSet{Replicas: 3, AvailableReplicas: 3, DesiredReplicas: i32p(2)}, false},
 		{"size differs", rollout.ReplicaSet{Replicas: 2, AvailableReplicas: 3, DesiredReplicas: i32p(3)}, false},
 	} {
-		if got := rollout.IsSaturated(p, tc.rs); got != tc.want {
+		if got := rollout.IsSaturated(&p, &tc.rs); got != tc.want {
 			t.Errorf("%s: IsSaturated = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -513,13 +513,13 @@ func TestIsSaturatedReadsAnnotationAsUpstream(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := rollout.IsSaturated(p, v); got != tc.want {
+		if got := rollout.IsSaturated(&p, &v); got != tc.want {
 			t.Errorf("desired-replicas %q: IsSaturated = %v, want %v", tc.value, got, tc.want)
 		}
 	}
 	zero := rolling(0, "1", "0")
 	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"deployment.kubernetes.io/desired-replicas": "-0"}}, Spec: appsv1.ReplicaSetSpec{Replicas: i32p(0)}}
-	if v, _ := rollout.ReplicaSetOf(rs); !rollout.IsSaturated(zero, v) {
+	if v, _ := rollout.ReplicaSetOf(rs); !rollout.IsSaturated(&zero, &v) {
 		t.Error(`desired-replicas "-0" with 0 replicas: not saturated, upstream says saturated`)
 	}
 }

@@ -50,9 +50,14 @@
 //   - status: [Counts], [Complete], [Progressing], [TimedOut], [RequeueAfter].
 //
 // Each returns its decision with the numbers that made it (String explains
-// it), never mutates its input, and reports bad input (negative sizes,
+// it), never mutates its input, and reports bad input (nil, negative sizes,
 // sums beyond int32: [ErrOverflow]) as an error naming the argument. [Plan]
-// is built on them.
+// is built on them. They take a *Params (64 bytes: a pointer costs less to
+// pass than a copy, and it is only read) and cost no more than upstream's
+// functions of the same meaning; those that plan writes put their steps in
+// memory the caller hands back in ([CleanupUnhealthy], [ScaleDownOld],
+// [RollingStep]), so that a controller's syncs allocate nothing once that
+// memory has grown.
 //
 // Applying a plan: [Execute] makes the calls through a [Writer] in upstream's
 // order; the module rollout/clientgo implements Writer with client-go.

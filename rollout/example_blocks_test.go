@@ -31,7 +31,7 @@ func ExampleNewRSNewReplicas() {
 	p := rolling(10, "3", "2")
 	old := rollout.ReplicaSet{Name: "web-1", Replicas: 10}
 	newRS := rollout.ReplicaSet{Name: "web-2", Replicas: 2}
-	s, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{old, newRS}, 1)
+	s, err := rollout.NewRSNewReplicas(&p, []rollout.ReplicaSet{old, newRS}, 1)
 	fmt.Println(s.Size, err)
 	fmt.Println(s)
 	// Output:
@@ -43,7 +43,7 @@ func ExampleMaxScaledDown() {
 	p := rolling(10, "3", "2")
 	old := rollout.ReplicaSet{Name: "web-1", Replicas: 10, AvailableReplicas: 10}
 	newRS := rollout.ReplicaSet{Name: "web-2", Replicas: 3}
-	b, _ := rollout.MaxScaledDown(p, []rollout.ReplicaSet{old, newRS}, 1)
+	b, _ := rollout.MaxScaledDown(&p, []rollout.ReplicaSet{old, newRS}, 1)
 	fmt.Println(b)
 	// Output: maxScaledDown 2 = all pods 13 - minAvailable 8 - unavailable new pods 3
 }
@@ -53,7 +53,7 @@ func ExampleCleanupUnhealthy() {
 		{Name: "web-2", Created: t0.Add(time.Hour), Replicas: 4, AvailableReplicas: 0},
 		{Name: "web-1", Created: t0, Replicas: 3, AvailableReplicas: 2},
 	}
-	s, _ := rollout.CleanupUnhealthy(old, 2)
+	s, _ := rollout.CleanupUnhealthy(nil, old, 2)
 	fmt.Println(s)
 	// Output: web-1 3->2, web-2 4->3 (2 of 2)
 }
@@ -65,7 +65,7 @@ func ExampleScaleDownOld() {
 		{Name: "web-2", Created: t0.Add(time.Hour), Replicas: 5, AvailableReplicas: 5},
 	}
 	newRS := rollout.ReplicaSet{Name: "web-3", Created: t0.Add(2 * time.Hour), Replicas: 4, AvailableReplicas: 4}
-	s, _ := rollout.ScaleDownOld(p, old, newRS)
+	s, _ := rollout.ScaleDownOld(nil, &p, old, &newRS)
 	fmt.Println(s)
 	// Output: web-1 1->0, web-2 5->4 (2 of 2)
 }
@@ -76,7 +76,7 @@ func ExampleProportions() {
 		{Name: "web-1", Created: t0, Replicas: 6, MaxReplicas: i32p(10)},
 		{Name: "web-2", Created: t0.Add(time.Hour), Replicas: 4, MaxReplicas: i32p(10)},
 	}
-	props, _ := rollout.Proportions(p, 10, active, rollout.ProportionOptions{})
+	props, _ := rollout.Proportions(&p, 10, active, rollout.ProportionOptions{})
 	for _, s := range props.Shares {
 		fmt.Println(s.Name, s.From, "->", s.To)
 	}
@@ -96,7 +96,7 @@ func ExampleActiveOrLatest() {
 func ExampleIsSaturated() {
 	p := rolling(3, "1", "0")
 	newRS := rollout.ReplicaSet{Name: "web-2", Replicas: 3, AvailableReplicas: 3, DesiredReplicas: i32p(3)}
-	fmt.Println(rollout.IsSaturated(p, newRS))
+	fmt.Println(rollout.IsSaturated(&p, &newRS))
 	// Output: true
 }
 
@@ -107,7 +107,7 @@ func ExampleHistoryToDelete() {
 	for rev := int64(4); rev >= 1; rev-- {
 		old = append(old, rollout.ReplicaSet{Name: fmt.Sprintf("web-%d", rev), Revision: rev, Created: t0.Add(time.Duration(rev) * time.Hour)})
 	}
-	h, _ := rollout.HistoryToDelete(p, old)
+	h, _ := rollout.HistoryToDelete(&p, old)
 	for _, i := range h.Delete {
 		fmt.Println(old[i].Name)
 	}
@@ -133,7 +133,7 @@ func ExampleTimedOut() {
 		Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: rollout.ReplicaSetUpdatedReason,
 		LastUpdateTime: metav1.NewTime(t0),
 	}}}
-	fmt.Println(rollout.TimedOut(p, s, t0.Add(10*time.Minute)), rollout.TimedOut(p, s, t0.Add(10*time.Minute+1)))
+	fmt.Println(rollout.TimedOut(&p, s, t0.Add(10*time.Minute)), rollout.TimedOut(&p, s, t0.Add(10*time.Minute+1)))
 	// Output: false true
 }
 
@@ -141,7 +141,7 @@ func ExampleRequeueAfter() {
 	p := rolling(3, "1", "0")
 	p.ProgressDeadlineSeconds = i32p(600)
 	cond := &appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Reason: rollout.ReplicaSetUpdatedReason, LastUpdateTime: metav1.NewTime(t0)}
-	fmt.Println(rollout.RequeueAfter(p, false, cond, t0.Add(3*time.Minute)).After)
+	fmt.Println(rollout.RequeueAfter(&p, false, cond, t0.Add(3*time.Minute)).After)
 	// Output: 7m1s
 }
 
@@ -154,9 +154,9 @@ func Example_buildingBlocks() {
 	newRS := rollout.ReplicaSet{Name: "web-2", Replicas: 2}
 	all := []rollout.ReplicaSet{old, newRS}
 
-	grow, _ := rollout.NewRSNewReplicas(p, all, 1) // all[1] is the new one
-	budget, _ := rollout.MaxScaledDown(p, all, 1)
-	down, _ := rollout.ScaleDownOld(p, []rollout.ReplicaSet{old}, newRS)
+	grow, _ := rollout.NewRSNewReplicas(&p, all, 1) // all[1] is the new one
+	budget, _ := rollout.MaxScaledDown(&p, all, 1)
+	down, _ := rollout.ScaleDownOld(nil, &p, []rollout.ReplicaSet{old}, &newRS)
 	fmt.Println(grow.Size, grow)
 	fmt.Println(budget)
 	fmt.Println(down)
@@ -169,7 +169,7 @@ func Example_buildingBlocks() {
 func ExampleComplete() {
 	p := rollout.Params{Replicas: 3}
 	s := &appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 3, UpdatedReplicas: 3, AvailableReplicas: 3}
-	fmt.Println(rollout.Complete(p, 2, s), rollout.Complete(p, 3, s))
+	fmt.Println(rollout.Complete(&p, 2, s), rollout.Complete(&p, 3, s))
 	// Output: true false
 }
 
@@ -206,7 +206,8 @@ func ExampleRollingStep() {
 	p := rolling(10, "3", "2")
 	old := []rollout.ReplicaSet{{Name: "web-1", Created: t0, Replicas: 10, AvailableReplicas: 10}}
 	newRS := rollout.ReplicaSet{Name: "web-2", Created: t0.Add(time.Hour), Replicas: 3}
-	r, _ := rollout.RollingStep(p, newRS, old)
+	var r rollout.Rolling
+	_ = rollout.RollingStep(&r, &p, append(old, newRS), len(old))
 	fmt.Println(r)
 	// Output: new replica set: total 13 already at replicas 10 + maxSurge 3; maxScaledDown 2 = all pods 13 - minAvailable 8 - unavailable new pods 3; then: web-1 10->8 (2 of 2)
 }

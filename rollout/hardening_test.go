@@ -34,7 +34,7 @@ func TestNowValidated(t *testing.T) {
 	p := rolling(1, "1", "0")
 	p.ProgressDeadlineSeconds = i32p(600)
 	c := &appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Reason: rollout.ReplicaSetUpdatedReason, LastUpdateTime: metav1.NewTime(time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))}
-	if r := rollout.RequeueAfter(p, false, c, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)); r.After <= 0 {
+	if r := rollout.RequeueAfter(&p, false, c, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)); r.After <= 0 {
 		t.Errorf("RequeueAfter across millennia = %+v, want a positive delay", r)
 	}
 }
@@ -89,7 +89,7 @@ func TestFixProportionOverflowExact(t *testing.T) {
 	p, _ := rollout.ParamsOf(d)
 	va, _ := rollout.ReplicaSetOf(a)
 	vb, _ := rollout.ReplicaSetOf(b)
-	if _, err := rollout.Proportions(p, 0, []rollout.ReplicaSet{va, vb}, rollout.ProportionOptions{}); err == nil || !strings.Contains(err.Error(), "int32") {
+	if _, err := rollout.Proportions(&p, 0, []rollout.ReplicaSet{va, vb}, rollout.ProportionOptions{}); err == nil || !strings.Contains(err.Error(), "int32") {
 		t.Errorf("Proportions with upstream's arithmetic: err = %v, want ErrOverflow", err)
 	}
 	for _, e := range eventStrings(mustPlan(t, s)) {

@@ -39,7 +39,10 @@ func (h History) String() string {
 // revision upstream's comparison is not a consistent order and its
 // sort.Sort result depends on the input order. Nothing is deleted without a
 // limit (see [Params.HasHistoryLimit]).
-func HistoryToDelete(p Params, old []ReplicaSet) (History, error) {
+func HistoryToDelete(p *Params, old []ReplicaSet) (History, error) {
+	if p == nil {
+		return History{}, errNilParams
+	}
 	if p.RevisionHistoryLimit != nil && *p.RevisionHistoryLimit < 0 {
 		return History{}, fmt.Errorf("params: revisionHistoryLimit: invalid value %d: must be greater than or equal to 0", *p.RevisionHistoryLimit)
 	}
@@ -121,7 +124,7 @@ func (p *planner) cleanupDeployment(oldRSs []*appsv1.ReplicaSet) error {
 		return nil
 	}
 	vals := valuesOf(make([]ReplicaSet, 0, len(oldRSs)), oldRSs)
-	h, err := HistoryToDelete(p.params, vals)
+	h, err := HistoryToDelete(&p.params, vals)
 	if err != nil {
 		return err
 	}

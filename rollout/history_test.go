@@ -31,7 +31,7 @@ func TestHistoryToDeleteSortsAsSortSort(t *testing.T) {
 		}
 		// Limit 0: every candidate is looked at, so Delete is the whole
 		// sorted order (every ReplicaSet is empty and observed).
-		h, err := rollout.HistoryToDelete(rollout.Params{RevisionHistoryLimit: i32p(0)}, old)
+		h, err := rollout.HistoryToDelete(&rollout.Params{RevisionHistoryLimit: i32p(0)}, old)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -272,7 +272,7 @@ func (pl *Planner) quietResult(m *memo, s Snapshot, o Options) *Result {
 		// condition as stored (m.params is for this generation: the
 		// remembering plan set it).
 		if cur := getCondition(d.Status, appsv1.DeploymentProgressing); cur != nil {
-			pl.res.Requeue = RequeueAfter(m.params, Complete(m.params, d.Generation, &d.Status), cur, s.Now)
+			pl.res.Requeue = RequeueAfter(&m.params, Complete(&m.params, d.Generation, &d.Status), cur, s.Now)
 		}
 	}
 	return &pl.res

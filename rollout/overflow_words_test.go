@@ -45,7 +45,7 @@ func TestProportionalOverflowSaidInWords(t *testing.T) {
 	p, _ := rollout.ParamsOf(d)
 	va, _ := rollout.ReplicaSetOf(a)
 	vb, _ := rollout.ReplicaSetOf(b)
-	props, err := rollout.Proportions(p, 10, []rollout.ReplicaSet{va, vb}, rollout.ProportionOptions{})
+	props, err := rollout.Proportions(&p, 10, []rollout.ReplicaSet{va, vb}, rollout.ProportionOptions{})
 	if !errors.Is(err, rollout.ErrOverflow) || !props.Overflow || !strings.Contains(props.String(), "wrapped around in int32") {
 		t.Errorf("Proportions: err %v, Overflow %v, %s", err, props.Overflow, props)
 	}
@@ -149,12 +149,12 @@ func TestWrappedNewReplicaSetSizeSaidInWords(t *testing.T) {
 
 	// The block says the same.
 	p, _ := rollout.ParamsOf(d)
-	s, err := rollout.NewRSNewReplicas(p, []rollout.ReplicaSet{{Replicas: math.MaxInt32}, {Replicas: 1}, {Replicas: 1}}, 2)
+	s, err := rollout.NewRSNewReplicas(&p, []rollout.ReplicaSet{{Replicas: math.MaxInt32}, {Replicas: 1}, {Replicas: 1}}, 2)
 	if !errors.Is(err, rollout.ErrOverflow) || !s.Overflow || !strings.Contains(s.String(), "int32 overflow") {
 		t.Errorf("NewRSNewReplicas: err %v, %+v: %s", err, s, s)
 	}
 	surge := rolling(math.MaxInt32, strconv.Itoa(1<<30), "0")
-	s, _ = rollout.NewRSNewReplicas(surge, []rollout.ReplicaSet{{Replicas: 1}}, 0)
+	s, _ = rollout.NewRSNewReplicas(&surge, []rollout.ReplicaSet{{Replicas: 1}}, 0)
 	if !strings.Contains(s.String(), "= 3221225471, wrapped around to -1073741825 in int32") {
 		t.Errorf("a wrapped replicas + maxSurge, unexplained: %s", s)
 	}

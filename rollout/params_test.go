@@ -58,7 +58,7 @@ func TestParamsOfRefusesWhatBlocksRefuse(t *testing.T) {
 	if _, err := rollout.ParamsOf(neg); err == nil || !strings.HasPrefix(err.Error(), "spec.replicas: invalid value -1") {
 		t.Errorf("replicas -1: err = %v, want one naming spec.replicas", err)
 	}
-	if _, err := rollout.NewRSNewReplicas(rollout.Params{Replicas: -1}, nil, 0); err == nil {
+	if _, err := rollout.NewRSNewReplicas(&rollout.Params{Replicas: -1}, nil, 0); err == nil {
 		t.Error("NewRSNewReplicas accepts replicas -1: the two would disagree")
 	}
 	negLimit := d.DeepCopy()
@@ -66,7 +66,7 @@ func TestParamsOfRefusesWhatBlocksRefuse(t *testing.T) {
 	if _, err := rollout.ParamsOf(negLimit); err == nil || !strings.HasPrefix(err.Error(), "spec.revisionHistoryLimit: invalid value -2") {
 		t.Errorf("revisionHistoryLimit -2: err = %v, want one naming spec.revisionHistoryLimit", err)
 	}
-	if _, err := rollout.HistoryToDelete(rollout.Params{RevisionHistoryLimit: i32p(-2)}, nil); err == nil {
+	if _, err := rollout.HistoryToDelete(&rollout.Params{RevisionHistoryLimit: i32p(-2)}, nil); err == nil {
 		t.Error("HistoryToDelete accepts revisionHistoryLimit -2: the two would disagree")
 	}
 	noReplicas := d.DeepCopy()

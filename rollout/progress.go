@@ -89,8 +89,8 @@ func (t *tally) result(updated int32) (StatusCounts, bool) {
 // Complete reports whether a rollout is complete (upstream's
 // DeploymentComplete): every one of Replicas pods updated and available,
 // no other pod, and the generation observed. A nil s is not complete.
-func Complete(p Params, generation int64, s *appsv1.DeploymentStatus) bool {
-	if s == nil {
+func Complete(p *Params, generation int64, s *appsv1.DeploymentStatus) bool {
+	if p == nil || s == nil {
 		return false
 	}
 	r := p.Replicas
@@ -122,8 +122,8 @@ func Progressing(old, now *appsv1.DeploymentStatus) bool {
 // (NewReplicaSetAvailable), without a deadline, or without the condition.
 // For example a deadline of 600 s and a condition last updated at 12:00:00
 // times out from 12:10:00 and one nanosecond. A nil s has no condition.
-func TimedOut(p Params, s *appsv1.DeploymentStatus, now time.Time) bool {
-	if !p.HasProgressDeadline() || s == nil {
+func TimedOut(p *Params, s *appsv1.DeploymentStatus, now time.Time) bool {
+	if p == nil || !p.HasProgressDeadline() || s == nil {
 		return false
 	}
 	c := getCondition(*s, appsv1.DeploymentProgressing)
@@ -148,8 +148,8 @@ func TimedOut(p Params, s *appsv1.DeploymentStatus, now time.Time) bool {
 // sync has just set it, upstream still holds its time with the clock's
 // full precision (the API server stores whole seconds): pass the condition
 // with that time to get upstream's delay to the nanosecond.
-func RequeueAfter(p Params, complete bool, progressing *appsv1.DeploymentCondition, now time.Time) Requeue {
-	if !p.HasProgressDeadline() || progressing == nil || complete || progressing.Reason == TimedOutReason {
+func RequeueAfter(p *Params, complete bool, progressing *appsv1.DeploymentCondition, now time.Time) Requeue {
+	if p == nil || !p.HasProgressDeadline() || progressing == nil || complete || progressing.Reason == TimedOutReason {
 		return Requeue{}
 	}
 	after := progressing.LastUpdateTime.Add(time.Duration(*p.ProgressDeadlineSeconds) * time.Second).Sub(now)

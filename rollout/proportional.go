@@ -133,7 +133,7 @@ type ProportionOptions struct {
 // ReplicaSets with a size above 0. With the zero options the arithmetic is
 // upstream's int32; a product or sum beyond it wraps [ErrOverflow] (the
 // shares are then upstream's).
-func Proportions(p Params, statusReplicas int32, active []ReplicaSet, o ProportionOptions) (Proportional, error) {
+func Proportions(p *Params, statusReplicas int32, active []ReplicaSet, o ProportionOptions) (Proportional, error) {
 	if err := checkParams(p); err != nil {
 		return Proportional{}, err
 	}
@@ -153,7 +153,7 @@ func Proportions(p Params, statusReplicas int32, active []ReplicaSet, o Proporti
 	return out, nil
 }
 
-func proportions(p Params, surge, statusReplicas int32, active []ReplicaSet, wide bool, buf []Share) (Proportional, bool) {
+func proportions(p *Params, surge, statusReplicas int32, active []ReplicaSet, wide bool, buf []Share) (Proportional, bool) {
 	a := arith{wide: wide}
 	var out Proportional
 	out.DesiredReplicas = p.Replicas
@@ -268,7 +268,7 @@ func (a *arith) fit(x int64) int64 {
 // fraction is upstream's getReplicaSetFraction: round(size × (Replicas +
 // maxSurge) / base) − size, where base is the max-replicas annotation, else
 // statusReplicas.
-func fraction(a *arith, p Params, maxReplicas int64, statusReplicas int32, rs *ReplicaSet, s *Share) int64 {
+func fraction(a *arith, p *Params, maxReplicas int64, statusReplicas int32, rs *ReplicaSet, s *Share) int64 {
 	if p.Replicas == 0 {
 		s.BaseFrom, s.Fraction = "zero", -int64(rs.Replicas)
 		return s.Fraction

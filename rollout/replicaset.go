@@ -136,6 +136,9 @@ func add32(a, b int32) (int32, bool) {
 }
 
 // checkReplicaSets rejects negative sizes: the API server never stores one.
+// errNilParams is the error of every block given a nil *Params.
+var errNilParams = errors.New("params: must not be nil")
+
 func checkReplicaSets(arg string, rss []ReplicaSet) error {
 	for i := range rss {
 		if rss[i].Replicas < 0 {
@@ -145,7 +148,11 @@ func checkReplicaSets(arg string, rss []ReplicaSet) error {
 	return nil
 }
 
-func checkParams(p Params) error {
+// checkParams refuses a nil p and negative replicas.
+func checkParams(p *Params) error {
+	if p == nil {
+		return errNilParams
+	}
 	if p.Replicas < 0 {
 		return fmt.Errorf("params: replicas: invalid value %d: must be greater than or equal to 0", p.Replicas)
 	}

@@ -82,7 +82,7 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 	old := countsOf(buf[:0], oldRSs)
 	// The available pods are read before the cleanup changes the sizes
 	// (the cleaned ReplicaSets report the same status).
-	d, _ := decideOld(*p.d.Spec.Replicas-p.maxUnavailable(), all, newVal, old)
+	d, _ := decideOld(*p.d.Spec.Replicas-p.maxUnavailable(), all, &newVal, old, nil, nil)
 	quiet := p.w.opts.Quiet
 	if d.budgetOverflow && !quiet {
 		p.note("the ReplicaSets' sizes add up beyond an int32; upstream computes with the wrapped sums, and so do the numbers below")

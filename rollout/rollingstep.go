@@ -7,6 +7,7 @@ import (
 
 	"github.com/deploymath/deploymath/fencepost"
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Rolling is one RollingUpdate sync's sizing decision, as [RollingStep]
@@ -67,9 +68,15 @@ func (r Rolling) String() string {
 // 10 (all available) and a new one of 3 (none available): the new one is
 // at the surge limit, the budget is 2, and the old one goes 10→8.
 //
-// old holds every old ReplicaSet, in any order. Errors are those of the
-// blocks (negative sizes, [ErrOverflow]). A [CleanupUnhealthy] error
-// leaves the steps before it, as upstream writes them before it stops.
+// The decision goes into r, which is overwritten; the memory of its step
+// lists is reused, so a controller that keeps one Rolling for its syncs
+// allocates nothing once the lists have grown (copy the steps you keep).
+// all holds every ReplicaSet of the rollout, in any order, and newRS is the
+// new one's position in it, as for [NewRSNewReplicas]; every Step.Index
+// is a position in all. p and all are only read. Errors are those of the
+// blocks (a nil r or p, negative sizes, a position outside all,
+// [ErrOverflow]). A [CleanupUnhealthy] error leaves the steps before it,
+// as upstream writes them before it stops.
 //
 // At int32 overflow the result is still upstream's, with an error wrapping
 // [ErrOverflow] alongside: when Replicas + maxSurge or the sizes' sum
@@ -78,67 +85,60 @@ func (r Rolling) String() string {
 // arithmetic leaves the new ReplicaSet's size alone, the old ReplicaSets'
 // steps upstream then writes. When the old ReplicaSets' sizes add up to 0
 // in int32, nothing is scaled down (see [MaxScaledDown]).
-func RollingStep(p Params, newRS ReplicaSet, old []ReplicaSet) (Rolling, error) {
-	var r Rolling
-	if p.Replicas < 0 {
-		return r, checkParams(p)
+func RollingStep(r *Rolling, p *Params, all []ReplicaSet, newRS int) error {
+	if r == nil {
+		return errors.New("rolling: must not be nil")
 	}
-	if newRS.Replicas < 0 {
-		return r, fmt.Errorf("newRS (%s): replicas: invalid value %d: must be greater than or equal to 0", newRS.Name, newRS.Replicas)
+	*r = Rolling{Cleanup: Steps{Steps: r.Cleanup.Steps[:0]}, ScaleDown: Steps{Steps: r.ScaleDown.Steps[:0]}}
+	if p == nil || p.Replicas < 0 {
+		return checkParams(p)
 	}
-	total := int64(newRS.Replicas)
-	nActive := 0
-	negative := false
-	for i := range old {
-		n := old[i].Replicas
+	if uint(newRS) >= uint(len(all)) {
+		return fmt.Errorf("newRS: index %d out of range [0, %d)", newRS, len(all))
+	}
+	// One pass: the sizes' exact total, and their sign bits together (a
+	// negative size: the loop that names it).
+	var total int64
+	var sign int32
+	for i := range all {
+		n := all[i].Replicas
 		total += int64(n)
-		negative = negative || n < 0
-		if n > 0 {
-			nActive++
-		}
+		sign |= n
 	}
-	if negative {
-		return r, checkReplicaSets("old", old)
+	if sign < 0 {
+		return checkReplicaSets("all", all)
 	}
-	all := fitSum(total)
+	nrs := &all[newRS]
 	var sizeErr error // an overflow in the new ReplicaSet's size, reported at the end
 	switch {
-	case newRS.Replicas > p.Replicas:
-		r.ScaleNew, r.NewRS = true, Step{Index: -1, Name: newRS.Name, From: newRS.Replicas, To: p.Replicas}
-		return r, nil
-	case newRS.Replicas < p.Replicas:
-		// Upstream resolves maxSurge alone here, as NewRSNewReplicas does.
-		surge, err := fencepost.Scaled(p.MaxSurge, p.Replicas, true)
-		if err != nil || p.Strategy != appsv1.RollingUpdateDeploymentStrategyType {
-			surge, _ = p.Limits() // what the rest of this package resolves
-		}
+	case nrs.Replicas > p.Replicas:
+		r.ScaleNew, r.NewRS = true, Step{Index: newRS, Name: nrs.Name, From: nrs.Replicas, To: p.Replicas}
+		return nil
+	case nrs.Replicas < p.Replicas:
 		r.Sized = true
-		if newRSSize(&r.Sizing, &p, surge, all, newRS.Replicas) {
+		if sizeInto(&r.Sizing, p, rollingSurge(p), total, nrs.Replicas) {
 			sizeErr = fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", r.Sizing.Replicas, r.Sizing.MaxSurge, r.Sizing.Total, ErrOverflow)
 		}
-		if r.Sizing.Size != newRS.Replicas {
-			r.ScaleNew, r.NewRS = true, Step{Index: -1, Name: newRS.Name, From: newRS.Replicas, To: r.Sizing.Size}
-			return r, sizeErr
+		if r.Sizing.Size != nrs.Replicas {
+			r.ScaleNew, r.NewRS = true, Step{Index: newRS, Name: nrs.Name, From: nrs.Replicas, To: r.Sizing.Size}
+			return sizeErr
 		}
 	}
-	if nActive == 0 {
-		return r, sizeErr
+	if total == int64(nrs.Replicas) {
+		return sizeErr // no old ReplicaSet has a size above 0
 	}
 	// The active old ReplicaSets, copied (decideOld updates their sizes),
-	// and their positions in old: on the stack for a few.
+	// and their positions in all: on the stack for a few.
 	var abuf [8]ReplicaSet
 	var ibuf [8]int
 	active, at := abuf[:0], ibuf[:0]
-	if nActive > len(abuf) {
-		active, at = make([]ReplicaSet, 0, nActive), make([]int, 0, nActive)
-	}
-	for i := range old {
-		if old[i].Replicas > 0 {
-			active = append(active, old[i])
+	for i := range all {
+		if i != newRS && all[i].Replicas > 0 {
+			active = append(active, all[i])
 			at = append(at, i)
 		}
 	}
-	d, err := decideOld(p.minAvailableRolling(), all, newRS, active)
+	d, err := decideOld(p.minAvailableRolling(), fitSum(total), nrs, active, r.Cleanup.Steps, r.ScaleDown.Steps)
 	r.Budgeted, r.Budget, r.Cleanup, r.ScaleDown = true, d.budget, d.cleanup, d.down
 	for k := range r.Cleanup.Steps {
 		r.Cleanup.Steps[k].Index = at[r.Cleanup.Steps[k].Index]
@@ -147,9 +147,25 @@ func RollingStep(p Params, newRS ReplicaSet, old []ReplicaSet) (Rolling, error) 
 		r.ScaleDown.Steps[k].Index = at[r.ScaleDown.Steps[k].Index]
 	}
 	if sizeErr == nil {
-		return r, err
+		return err
 	}
-	return r, errors.Join(sizeErr, err)
+	return errors.Join(sizeErr, err)
+}
+
+// rollingSurge is maxSurge as upstream's NewRSNewReplicas resolves it,
+// alone; a Params that is not RollingUpdate, or a maxSurge that does not
+// resolve, gets what the rest of this package resolves ([Params.Limits]).
+func rollingSurge(p *Params) int32 {
+	if p.Strategy == appsv1.RollingUpdateDeploymentStrategyType {
+		if ms := p.MaxSurge; ms != nil && ms.Type == intstr.Int {
+			return ms.IntVal
+		}
+		if surge, err := fencepost.Scaled(p.MaxSurge, p.Replicas, true); err == nil {
+			return surge
+		}
+	}
+	surge, _ := p.Limits()
+	return surge
 }
 
 // oldDecision is reconcileOldReplicaSets' arithmetic.
@@ -165,14 +181,14 @@ type oldDecision struct {
 // decideOld computes the old ReplicaSets' steps. active are the old
 // ReplicaSets with a size above 0; their sizes are updated to what the
 // cleanup leaves (the caller's own list).
-func decideOld(minAvailable int32, all sum32, newRS ReplicaSet, active []ReplicaSet) (oldDecision, error) {
+func decideOld(minAvailable int32, all sum32, newRS *ReplicaSet, active []ReplicaSet, cleanupBuf, downBuf []Step) (oldDecision, error) {
 	var d oldDecision
 	d.budget, d.budgetOverflow = budget(minAvailable, all, newRS)
 	if d.budget.MaxScaledDown <= 0 {
 		return d, overflowErr(d.budgetOverflow, "scale-down budget")
 	}
 	var err error
-	d.cleanup, err = CleanupUnhealthy(active, d.budget.MaxScaledDown)
+	d.cleanup, err = CleanupUnhealthy(cleanupBuf, active, d.budget.MaxScaledDown)
 	for _, st := range d.cleanup.Steps {
 		active[st.Index].Replicas = st.To
 	}
@@ -186,7 +202,7 @@ func decideOld(minAvailable int32, all sum32, newRS ReplicaSet, active []Replica
 	}
 	available.add(newRS.AvailableReplicas)
 	d.availableOverflow = available.overflow
-	d.down, err = scaleDownOld(minAvailable, available, active)
+	d.down, err = scaleDownOld(downBuf, minAvailable, available, active)
 	if err != nil {
 		d.downStopped = true
 		return d, err

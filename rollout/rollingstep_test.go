@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,9 +78,22 @@ func rollingStepAgainstPlan(t *rapid.T, huge bool) {
 		}
 	}
 	p, _ := rollout.ParamsOf(d)
-	r, err := rollout.RollingStep(p, nv, old)
+	// The new ReplicaSet anywhere in all: every step's Index is its
+	// position there.
+	at := rapid.IntRange(0, len(old)).Draw(t, "newAt")
+	all := slices.Insert(slices.Clone(old), at, nv)
+	var r rollout.Rolling
+	err = rollout.RollingStep(&r, &p, all, at)
 	if err != nil && (!huge || !errors.Is(err, rollout.ErrOverflow)) {
 		t.Fatal(err)
+	}
+	for _, st := range append(append([]rollout.Step{r.NewRS}, r.Cleanup.Steps...), r.ScaleDown.Steps...) {
+		if st.Name != "" && all[st.Index].Name != st.Name {
+			t.Fatalf("step %+v: all[%d] is %s", st, st.Index, all[st.Index].Name)
+		}
+	}
+	if r.ScaleNew && r.NewRS.Index != at {
+		t.Fatalf("new replica set's step %+v, want Index %d", r.NewRS, at)
 	}
 	var want []string
 	if r.ScaleNew {
@@ -112,14 +126,15 @@ func TestMaxScaledDownOldPodsWrapToZero(t *testing.T) {
 		{Name: "c", Created: t0.Add(2 * time.Second), Replicas: 2},
 	}
 	newRS := rollout.ReplicaSet{Name: "new", Created: t0.Add(time.Hour), Replicas: 3, AvailableReplicas: 3}
-	b, err := rollout.MaxScaledDown(p, append(old, newRS), len(old))
+	b, err := rollout.MaxScaledDown(&p, append(old, newRS), len(old))
 	if !errors.Is(err, rollout.ErrOverflow) {
 		t.Errorf("err = %v, want ErrOverflow", err)
 	}
 	if b.OldPods != 0 || b.MaxScaledDown != 0 || !strings.Contains(b.String(), "add up to 0 in int32") {
 		t.Errorf("budget %+v (%s), want OldPods 0 and MaxScaledDown 0, said", b, b)
 	}
-	r, _ := rollout.RollingStep(p, newRS, old)
+	var r rollout.Rolling
+	_ = rollout.RollingStep(&r, &p, append(old, newRS), len(old))
 	if len(r.Cleanup.Steps)+len(r.ScaleDown.Steps) != 0 || r.ScaleNew {
 		t.Errorf("RollingStep writes %s, upstream nothing", r)
 	}

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,51 +46,42 @@ func (b Budget) String() string {
 // Negative sizes, and a position outside all, are an error; a sum beyond
 // the int32 range wraps [ErrOverflow] (the Budget then holds upstream's
 // wrapped numbers).
-func MaxScaledDown(p Params, all []ReplicaSet, newRS int) (Budget, error) {
-	if p.Replicas < 0 {
+func MaxScaledDown(p *Params, all []ReplicaSet, newRS int) (Budget, error) {
+	if p == nil || p.Replicas < 0 {
 		return Budget{}, checkParams(p)
 	}
 	if newRS < 0 || newRS >= len(all) {
 		return Budget{}, fmt.Errorf("newRS: index %d out of range [0, %d)", newRS, len(all))
 	}
 	var total int64
-	negative := false
+	var sign int32 // the sizes' sign bits together
 	for i := range all {
 		r := all[i].Replicas
 		total += int64(r)
-		negative = negative || r < 0
+		sign |= r
 	}
-	if negative {
+	if sign < 0 {
 		return Budget{}, checkReplicaSets("all", all)
 	}
-	var b Budget
+	nrs, sum := &all[newRS], fitSum(total)
 	// Upstream returns before resolving the fenceposts when there are no
-	// old pods; budget does too.
-	if budgetInto(&b, &p, fitSum(total), &all[newRS]) {
+	// old pods (their sizes add up to 0 in int32); so does this.
+	var minAvailable int32
+	if sum.v-nrs.Replicas != 0 {
+		minAvailable = p.minAvailableRolling()
+	}
+	b, overflow := budget(minAvailable, sum, nrs)
+	if overflow {
 		return b, fmt.Errorf("scale-down budget: %w", ErrOverflow)
 	}
 	return b, nil
 }
 
-// budgetInto is MaxScaledDown for a total the caller summed, into b, with
-// minAvailable resolved from p only when there are old pods. It reports
-// whether upstream's int32 arithmetic wrapped around.
-func budgetInto(b *Budget, p *Params, all sum32, newRS *ReplicaSet) bool {
-	*b = Budget{AllPods: all.v, OldPods: all.v - newRS.Replicas}
-	var o1 bool
-	b.NewUnavailable, o1 = sub32(newRS.Replicas, newRS.AvailableReplicas)
-	if b.OldPods == 0 {
-		return all.overflow || o1
-	}
-	b.MinAvailable = p.minAvailableRolling()
-	d, o2 := sub32(b.AllPods, b.MinAvailable)
-	var o3 bool
-	b.MaxScaledDown, o3 = sub32(d, b.NewUnavailable)
-	return all.overflow || o1 || o2 || o3
-}
-
-func budget(minAvailable int32, all sum32, newRS ReplicaSet) (Budget, bool) {
-	b := Budget{AllPods: all.v, MinAvailable: minAvailable}
+// budget is MaxScaledDown for a total the caller summed and minAvailable
+// resolved (left 0 in the Budget when there are no old pods), and whether
+// upstream's int32 arithmetic wrapped around.
+func budget(minAvailable int32, all sum32, newRS *ReplicaSet) (Budget, bool) {
+	b := Budget{AllPods: all.v}
 	// The old sizes' int32 sum, as upstream's: all − new wraps the same way.
 	b.OldPods = all.v - newRS.Replicas
 	var o1, o2, o3 bool
@@ -97,6 +89,7 @@ func budget(minAvailable int32, all sum32, newRS ReplicaSet) (Budget, bool) {
 	if b.OldPods == 0 {
 		return b, all.overflow || o1
 	}
+	b.MinAvailable = minAvailable
 	d, o2 := sub32(b.AllPods, b.MinAvailable)
 	b.MaxScaledDown, o3 = sub32(d, b.NewUnavailable)
 	return b, all.overflow || o1 || o2 || o3
@@ -170,11 +163,15 @@ func compareCreated(a, b *ReplicaSet) int {
 //
 // A ReplicaSet reporting more available pods than its size makes upstream
 // stop with an error; so does this, after the steps before it.
-func CleanupUnhealthy(old []ReplicaSet, maxCleanup int32) (Steps, error) {
+//
+// The steps are appended to dst[:0]: pass the Steps.Steps of an earlier
+// result to reuse its memory (a controller's steady state then allocates
+// nothing), or nil.
+func CleanupUnhealthy(dst []Step, old []ReplicaSet, maxCleanup int32) (Steps, error) {
 	if err := checkReplicaSets("old", old); err != nil {
 		return Steps{}, err
 	}
-	out := Steps{Limit: maxCleanup}
+	out := Steps{Steps: dst[:0], Limit: maxCleanup}
 	var ib [16]int
 	for _, i := range oldestFirst(ib[:0], old) {
 		if out.Total >= maxCleanup {
@@ -209,10 +206,14 @@ func CleanupUnhealthy(old []ReplicaSet, maxCleanup int32) (Steps, error) {
 // The available pods counted are theirs only, as upstream counts them (an
 // old ReplicaSet already at 0 whose pods are still going away does not
 // count). A sum beyond the int32 range wraps [ErrOverflow]; the steps are
-// then upstream's.
-func ScaleDownOld(p Params, old []ReplicaSet, newRS ReplicaSet) (Steps, error) {
+// then upstream's. The steps are appended to dst[:0], as for
+// [CleanupUnhealthy].
+func ScaleDownOld(dst []Step, p *Params, old []ReplicaSet, newRS *ReplicaSet) (Steps, error) {
 	if err := checkParams(p); err != nil {
 		return Steps{}, err
+	}
+	if newRS == nil {
+		return Steps{}, errors.New("newRS: must not be nil")
 	}
 	if err := checkReplicaSets("old", old); err != nil {
 		return Steps{}, err
@@ -222,15 +223,15 @@ func ScaleDownOld(p Params, old []ReplicaSet, newRS ReplicaSet) (Steps, error) {
 		available.add(old[i].AvailableReplicas)
 	}
 	available.add(newRS.AvailableReplicas)
-	out, err := scaleDownOld(p.minAvailableRolling(), available, old)
+	out, err := scaleDownOld(dst, p.minAvailableRolling(), available, old)
 	if err == nil && available.overflow {
 		err = fmt.Errorf("available pods: %w", ErrOverflow)
 	}
 	return out, err
 }
 
-func scaleDownOld(minAvailable int32, available sum32, old []ReplicaSet) (Steps, error) {
-	out := Steps{Available: available.v, MinAvailable: minAvailable}
+func scaleDownOld(dst []Step, minAvailable int32, available sum32, old []ReplicaSet) (Steps, error) {
+	out := Steps{Steps: dst[:0], Available: available.v, MinAvailable: minAvailable}
 	if available.v <= minAvailable {
 		return out, nil
 	}

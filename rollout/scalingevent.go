@@ -46,7 +46,10 @@ func ActiveOrLatest(all []ReplicaSet, newRS int) int {
 // [ReplicaSetOf] reads it, the way upstream's IsSaturated does) and
 // available pods all equal to Replicas. Then a scaling event simply scales
 // the old ReplicaSets to 0.
-func IsSaturated(p Params, newRS ReplicaSet) bool {
+func IsSaturated(p *Params, newRS *ReplicaSet) bool {
+	if p == nil || newRS == nil {
+		return false
+	}
 	r := p.Replicas
 	return newRS.DesiredReplicas != nil && newRS.Replicas == r && *newRS.DesiredReplicas == r && newRS.AvailableReplicas == r
 }
@@ -105,7 +108,7 @@ func (p *planner) scale(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) e
 		_, _, err := p.scaleAndRecord(rs, replicas, fmt.Sprintf("scaling event: %s is the only active replica set and takes spec.replicas %d", rs.Name, replicas))
 		return err
 	}
-	if newRS != nil && IsSaturated(p.params, saturationView(newRS)) {
+	if newRS != nil && p.saturated(newRS) {
 		for _, rs := range p.w.filterActive(oldRSs) {
 			if _, _, err := p.scaleAndRecord(rs, 0, fmt.Sprintf("the new replica set %s is saturated (%d wanted, %d available)", newRS.Name, replicas, newRS.Status.AvailableReplicas)); err != nil {
 				return err
@@ -118,7 +121,7 @@ func (p *planner) scale(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) e
 	}
 	active := p.w.filterActive(all)
 	var vbuf [8]ReplicaSet
-	props, _ := proportions(p.params, p.maxSurge(), d.Status.Replicas, valuesOf(vbuf[:0], active), p.w.opts.FixProportionOverflow, nil)
+	props, _ := proportions(&p.params, p.maxSurge(), d.Status.Replicas, valuesOf(vbuf[:0], active), p.w.opts.FixProportionOverflow, nil)
 	for _, s := range props.Shares {
 		why := ""
 		if !p.w.opts.Quiet {
@@ -133,6 +136,12 @@ func (p *planner) scale(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) e
 
 // saturationView is rs for [IsSaturated]: its counts and its
 // desired-replicas annotation as ReplicaSetOf reads it.
+// saturated is [IsSaturated] for the planner's new ReplicaSet.
+func (p *planner) saturated(newRS *appsv1.ReplicaSet) bool {
+	v := saturationView(newRS)
+	return IsSaturated(&p.params, &v)
+}
+
 func saturationView(rs *appsv1.ReplicaSet) ReplicaSet {
 	var v ReplicaSet
 	countsInto(&v, rs)

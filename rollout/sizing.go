@@ -67,8 +67,8 @@ func (s Sizing) String() string {
 // [ErrOverflow] and Size is upstream's wrapped int32 result (see
 // [Sizing.Overflow]). As upstream, the strategy must be RollingUpdate or
 // Recreate, and only maxSurge is read.
-func NewRSNewReplicas(p Params, all []ReplicaSet, newRS int) (Sizing, error) {
-	if p.Replicas < 0 {
+func NewRSNewReplicas(p *Params, all []ReplicaSet, newRS int) (Sizing, error) {
+	if p == nil || p.Replicas < 0 {
 		return Sizing{}, checkParams(p)
 	}
 	if uint(newRS) >= uint(len(all)) {
@@ -103,8 +103,18 @@ func NewRSNewReplicas(p Params, all []ReplicaSet, newRS int) (Sizing, error) {
 			return Sizing{}, fmt.Errorf("params: maxSurge: %w", err)
 		}
 	}
-	was := all[newRS].Replicas
-	if maxTotal := int64(p.Replicas) + int64(surge); surge >= 0 && maxTotal <= math.MaxInt32 && total <= math.MaxInt32 {
+	var s Sizing
+	if sizeInto(&s, p, surge, total, all[newRS].Replicas) {
+		return s, fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
+	}
+	return s, nil
+}
+
+// sizeInto is NewRSNewReplicas for a RollingUpdate's surge and the sizes'
+// exact total, into s; it reports whether upstream's int32 arithmetic
+// wrapped around.
+func sizeInto(s *Sizing, p *Params, surge int32, total int64, was int32) bool {
+	if maxTotal := int64(p.Replicas) + int64(surge); surge >= 0 && maxTotal <= math.MaxInt32 && total <= math.MaxInt32 && p.Strategy != appsv1.RecreateDeploymentStrategyType {
 		// Nothing wraps around: the sizes, Replicas and maxSurge are not
 		// negative and their sums fit, so the room and the missing pods
 		// do, and the size is at most Replicas.
@@ -112,13 +122,10 @@ func NewRSNewReplicas(p Params, all []ReplicaSet, newRS int) (Sizing, error) {
 		if total < maxTotal {
 			size += min(int32(maxTotal-total), p.Replicas-was)
 		}
-		return Sizing{Size: size, Replicas: p.Replicas, MaxSurge: surge, MaxTotal: int32(maxTotal), Total: int32(total), Was: was}, nil
+		*s = Sizing{Size: size, Replicas: p.Replicas, MaxSurge: surge, MaxTotal: int32(maxTotal), Total: int32(total), Was: was}
+		return false
 	}
-	var s Sizing
-	if newRSSize(&s, &p, surge, fitSum(total), was) {
-		return s, fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
-	}
-	return s, nil
+	return newRSSize(s, p, surge, fitSum(total), was)
 }
 
 // newRSSize is NewRSNewReplicas for a total the caller summed (in int32,

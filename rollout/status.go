@@ -211,7 +211,7 @@ func (p *planner) calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.Rep
 
 // deploymentComplete is [Complete] for d.
 func deploymentComplete(d *appsv1.Deployment, s *appsv1.DeploymentStatus) bool {
-	return Complete(Params{Replicas: *d.Spec.Replicas}, d.Generation, s)
+	return Complete(&Params{Replicas: *d.Spec.Replicas}, d.Generation, s)
 }
 
 // syncRolloutStatus updates the status and the Progressing condition during
@@ -250,7 +250,7 @@ func (p *planner) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.R
 				removeOwnedCondition(&s, &p.conds, appsv1.DeploymentProgressing)
 			}
 			setOwnedCondition(&s, &p.conds, c)
-		case TimedOut(p.params, &s, now):
+		case TimedOut(&p.params, &s, now):
 			setOwnedCondition(&s, &p.conds, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, TimedOutReason, subject("has timed out progressing."), now))
 		}
 	}
@@ -308,9 +308,9 @@ func (p *planner) requeueStuck(s appsv1.DeploymentStatus) Requeue {
 		// clock's full precision, not cut to the second as stored.
 		c := *cur
 		c.LastUpdateTime = metav1.Time{Time: p.w.snap.Now}
-		return RequeueAfter(p.params, deploymentComplete(p.d, &s), &c, p.w.snap.Now)
+		return RequeueAfter(&p.params, deploymentComplete(p.d, &s), &c, p.w.snap.Now)
 	}
-	return RequeueAfter(p.params, deploymentComplete(p.d, &s), cur, p.w.snap.Now)
+	return RequeueAfter(&p.params, deploymentComplete(p.d, &s), cur, p.w.snap.Now)
 }
 
 // describeStatusChange lists what differs between two statuses, for Explain.

@@ -146,14 +146,14 @@ func (c Rollout) rollOut(now time.Time, out *Outcome, seen func(rollout.ReplicaS
 	all := []rollout.ReplicaSet{c.Stable, c.Canary}
 	stable, canary := c.Stable, c.Canary
 
-	if rollout.TimedOut(p, &c.Status, now) {
+	if rollout.TimedOut(&p, &c.Status, now) {
 		out.Halted = true
 		return nil
 	}
 
 	// 2. Grow the canary within replicas + maxSurge, up to the target.
 	if canary.Replicas < target {
-		s, err := rollout.NewRSNewReplicas(p, all, 1)
+		s, err := rollout.NewRSNewReplicas(&p, all, 1)
 		if err != nil {
 			return err
 		}
@@ -169,21 +169,21 @@ func (c Rollout) rollOut(now time.Time, out *Outcome, seen func(rollout.ReplicaS
 		all = []rollout.ReplicaSet{stable, canary}
 	}
 	if stable.Replicas > stableTarget {
-		b, err := rollout.MaxScaledDown(p, all, 1)
+		b, err := rollout.MaxScaledDown(&p, all, 1)
 		if err != nil {
 			return err
 		}
 		if b.MaxScaledDown > 0 {
 			from := stable.Replicas
 			old := []rollout.ReplicaSet{stable}
-			cleaned, err := rollout.CleanupUnhealthy(old, min(b.MaxScaledDown, stable.Replicas-stableTarget))
+			cleaned, err := rollout.CleanupUnhealthy(nil, old, min(b.MaxScaledDown, stable.Replicas-stableTarget))
 			if err != nil {
 				return err
 			}
 			for _, st := range cleaned.Steps {
 				old[st.Index].Replicas = st.To
 			}
-			down, err := rollout.ScaleDownOld(p, old, canary)
+			down, err := rollout.ScaleDownOld(nil, &p, old, &canary)
 			if err != nil {
 				return err
 			}
@@ -221,7 +221,7 @@ func (c Rollout) rollOut(now time.Time, out *Outcome, seen func(rollout.ReplicaS
 // cleanup deletes the empty old ReplicaSets beyond revisionHistoryLimit
 // ([rollout.HistoryToDelete]), history oldest first.
 func (c Rollout) cleanup(history []rollout.ReplicaSet, out *Outcome) error {
-	h, err := rollout.HistoryToDelete(c.Params, history)
+	h, err := rollout.HistoryToDelete(&c.Params, history)
 	if err != nil {
 		return err
 	}
@@ -267,13 +267,13 @@ func (c Rollout) status(now time.Time, out *Outcome) error {
 		s.TerminatingReplicas = &n.TerminatingReplicas
 	}
 	promoted := out.Promote || c.Step == len(c.Steps)
-	complete := promoted && rollout.Complete(p, 0, &s)
+	complete := promoted && rollout.Complete(&p, 0, &s)
 	switch {
 	case complete:
 		setProgressingIn(&s, corev1.ConditionTrue, rollout.NewRSAvailableReason, fmt.Sprintf("%s has successfully progressed", c.Name), now)
 	case !out.Halted && (rollout.Progressing(&c.Status, &s) || out.Step != c.Step):
 		setProgressingIn(&s, corev1.ConditionTrue, rollout.ReplicaSetUpdatedReason, fmt.Sprintf("%s is progressing at step %d", c.Name, out.Step+1), now)
-	case out.Halted || rollout.TimedOut(p, &s, now):
+	case out.Halted || rollout.TimedOut(&p, &s, now):
 		// A halt sticks: progress after the deadline does not resume it.
 		if cond := progressing(s.Conditions); cond == nil || cond.Reason != rollout.TimedOutReason {
 			out.event(corev1.EventTypeWarning, rollout.TimedOutReason, fmt.Sprintf("progress deadline exceeded at step %d: rollout halted", c.Step+1))
@@ -283,7 +283,7 @@ func (c Rollout) status(now time.Time, out *Outcome) error {
 	}
 	out.Status = s
 	if cond := progressing(s.Conditions); cond != nil && len(out.Scale) == 0 {
-		out.Requeue = rollout.RequeueAfter(p, complete, cond, now)
+		out.Requeue = rollout.RequeueAfter(&p, complete, cond, now)
 	}
 	return nil
 }

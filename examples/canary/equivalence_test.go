@@ -39,7 +39,7 @@ func rollingSync(p rollout.Params, all []rollout.ReplicaSet, newRS int) ([]int32
 		sizes[newRS] = p.Replicas
 		return sizes, nil
 	case n.Replicas < p.Replicas:
-		s, err := rollout.NewRSNewReplicas(p, all, newRS)
+		s, err := rollout.NewRSNewReplicas(&p, all, newRS)
 		if err != nil {
 			return nil, err
 		}
@@ -60,14 +60,14 @@ func rollingSync(p rollout.Params, all []rollout.ReplicaSet, newRS int) ([]int32
 	if len(old) == 0 {
 		return sizes, nil
 	}
-	b, err := rollout.MaxScaledDown(p, all, newRS)
+	b, err := rollout.MaxScaledDown(&p, all, newRS)
 	if err != nil {
 		return nil, err
 	}
 	if b.MaxScaledDown <= 0 {
 		return sizes, nil
 	}
-	cleaned, cerr := rollout.CleanupUnhealthy(old, b.MaxScaledDown)
+	cleaned, cerr := rollout.CleanupUnhealthy(nil, old, b.MaxScaledDown)
 	for _, st := range cleaned.Steps {
 		old[st.Index].Replicas = st.To
 		sizes[at[st.Index]] = st.To
@@ -78,7 +78,7 @@ func rollingSync(p rollout.Params, all []rollout.ReplicaSet, newRS int) ([]int32
 	// The available pods counted are the active old ReplicaSets' and the
 	// new one's (not of old ones already at 0): upstream's
 	// reconcileOldReplicaSets passes only those on.
-	down, _ := rollout.ScaleDownOld(p, old, n)
+	down, _ := rollout.ScaleDownOld(nil, &p, old, &n)
 	for _, st := range down.Steps {
 		sizes[at[st.Index]] = st.To
 	}
@@ -258,7 +258,7 @@ func TestScaleDownOldCountsActiveOldAndNew(t *testing.T) {
 	newRS := rollout.ReplicaSet{Name: "web-new", Created: t0}
 	old := []rollout.ReplicaSet{{Name: "web-old3", Created: t0, Replicas: 1, StatusReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}} // after CleanupUnhealthy 2 -> 1
 
-	down, err := rollout.ScaleDownOld(p, old, newRS)
+	down, err := rollout.ScaleDownOld(nil, &p, old, &newRS)
 	if err != nil || len(down.Steps) != 0 {
 		t.Errorf("ScaleDownOld = %v, %v; want no step (available 1 = minAvailable 1)", down, err)
 	}

@@ -224,7 +224,7 @@ func calls() map[string]func() {
 	c["rollout.Complete"] = func() {
 		for _, p := range params {
 			for _, s := range statuses {
-				rollout.Complete(p, 0, s)
+				rollout.Complete(&p, 0, s)
 			}
 		}
 	}
@@ -249,7 +249,9 @@ func calls() map[string]func() {
 	}
 	c["rollout.IsSaturated"] = func() {
 		for _, p := range params {
-			rollout.IsSaturated(p, rollout.ReplicaSet{})
+			rollout.IsSaturated(&p, &rollout.ReplicaSet{})
+			rollout.IsSaturated(&p, nil)
+			rollout.IsSaturated(nil, nil)
 		}
 	}
 	c["rollout.Progressing"] = func() {
@@ -263,7 +265,7 @@ func calls() map[string]func() {
 		for _, p := range params {
 			for _, s := range statuses {
 				for _, t := range times {
-					rollout.TimedOut(p, s, t)
+					rollout.TimedOut(&p, s, t)
 				}
 			}
 		}
@@ -276,15 +278,15 @@ func calls() map[string]func() {
 	c["rollout.MaxScaledDown"] = func() {
 		for _, p := range params {
 			for _, v := range values {
-				_, _ = rollout.MaxScaledDown(p, v, 0)
-				_, _ = rollout.MaxScaledDown(p, v, -1)
+				_, _ = rollout.MaxScaledDown(&p, v, 0)
+				_, _ = rollout.MaxScaledDown(&p, v, -1)
 			}
 		}
 	}
 	c["rollout.HistoryToDelete"] = func() {
 		for _, p := range params {
 			for _, v := range values {
-				_, _ = rollout.HistoryToDelete(p, v)
+				_, _ = rollout.HistoryToDelete(&p, v)
 			}
 		}
 	}
@@ -296,8 +298,8 @@ func calls() map[string]func() {
 	c["rollout.Proportions"] = func() {
 		for _, p := range params {
 			for _, v := range values {
-				_, _ = rollout.Proportions(p, 0, v, rollout.ProportionOptions{})
-				_, _ = rollout.Proportions(p, 0, v, rollout.ProportionOptions{Wide: true, Shares: []rollout.Share{}})
+				_, _ = rollout.Proportions(&p, 0, v, rollout.ProportionOptions{})
+				_, _ = rollout.Proportions(&p, 0, v, rollout.ProportionOptions{Wide: true, Shares: []rollout.Share{}})
 			}
 		}
 	}
@@ -306,7 +308,7 @@ func calls() map[string]func() {
 		for _, p := range params {
 			for _, cond := range conditions {
 				for _, t := range times {
-					rollout.RequeueAfter(p, false, cond, t)
+					rollout.RequeueAfter(&p, false, cond, t)
 				}
 			}
 		}
@@ -314,15 +316,20 @@ func calls() map[string]func() {
 	c["rollout.RollingStep"] = func() {
 		for _, p := range params {
 			for _, v := range values {
-				_, _ = rollout.RollingStep(p, rollout.ReplicaSet{}, v)
+				var r rollout.Rolling
+				_ = rollout.RollingStep(&r, &p, v, 0)
+				_ = rollout.RollingStep(&r, &p, v, len(v))
+				_ = rollout.RollingStep(&r, &p, append(slices.Clone(v), rollout.ReplicaSet{}), len(v))
+				_ = rollout.RollingStep(nil, &p, v, 0)
+				_ = rollout.RollingStep(&r, nil, v, 0)
 			}
 		}
 	}
 	c["rollout.NewRSNewReplicas"] = func() {
 		for _, p := range params {
 			for _, v := range values {
-				_, _ = rollout.NewRSNewReplicas(p, v, 0)
-				_, _ = rollout.NewRSNewReplicas(p, v, len(v))
+				_, _ = rollout.NewRSNewReplicas(&p, v, 0)
+				_, _ = rollout.NewRSNewReplicas(&p, v, len(v))
 			}
 		}
 	}
@@ -335,14 +342,16 @@ func calls() map[string]func() {
 	}
 	c["rollout.CleanupUnhealthy"] = func() {
 		for _, v := range values {
-			_, _ = rollout.CleanupUnhealthy(v, 0)
-			_, _ = rollout.CleanupUnhealthy(v, 1)
+			_, _ = rollout.CleanupUnhealthy(nil, v, 0)
+			_, _ = rollout.CleanupUnhealthy(nil, v, 1)
 		}
 	}
 	c["rollout.ScaleDownOld"] = func() {
 		for _, p := range params {
 			for _, v := range values {
-				_, _ = rollout.ScaleDownOld(p, v, rollout.ReplicaSet{})
+				_, _ = rollout.ScaleDownOld(nil, &p, v, &rollout.ReplicaSet{})
+				_, _ = rollout.ScaleDownOld(nil, &p, v, nil)
+				_, _ = rollout.ScaleDownOld(nil, nil, v, nil)
 			}
 		}
 	}
@@ -709,8 +718,26 @@ func sortedKeys(m map[string]func()) []string {
 
 // TestNilAnswers pins what the documented nil cases answer.
 func TestNilAnswers(t *testing.T) {
-	if rollout.Complete(rollout.Params{}, 0, nil) {
+	if rollout.Complete(&rollout.Params{}, 0, nil) {
 		t.Error("Complete of a nil status: true, want false")
+	}
+	if rollout.Complete(nil, 0, &appsv1.DeploymentStatus{}) {
+		t.Error("Complete of nil params: true, want false")
+	}
+	if rollout.TimedOut(nil, &appsv1.DeploymentStatus{}, time.Time{}) {
+		t.Error("TimedOut of nil params: true, want false")
+	}
+	if rollout.IsSaturated(nil, &rollout.ReplicaSet{}) || rollout.IsSaturated(&rollout.Params{}, nil) {
+		t.Error("IsSaturated of nil params or ReplicaSet: true, want false")
+	}
+	if r := rollout.RequeueAfter(nil, false, &appsv1.DeploymentCondition{}, time.Time{}); r != (rollout.Requeue{}) {
+		t.Errorf("RequeueAfter of nil params: %+v, want none", r)
+	}
+	if _, err := rollout.NewRSNewReplicas(nil, []rollout.ReplicaSet{{}}, 0); err == nil || err.Error() != "params: must not be nil" {
+		t.Errorf("NewRSNewReplicas of nil params: %v, want params: must not be nil", err)
+	}
+	if err := rollout.RollingStep(nil, &rollout.Params{}, []rollout.ReplicaSet{{}}, 0); err == nil || err.Error() != "rolling: must not be nil" {
+		t.Errorf("RollingStep into nil: %v, want rolling: must not be nil", err)
 	}
 	if rollout.Progressing(nil, nil) {
 		t.Error("Progressing(nil, nil): true, want false")
@@ -719,7 +746,7 @@ func TestNilAnswers(t *testing.T) {
 		t.Error("Progressing from nil (no pods) to one updated pod: false, want true")
 	}
 	p := rollout.Params{ProgressDeadlineSeconds: new(int32)}
-	if rollout.TimedOut(p, nil, now) {
+	if rollout.TimedOut(&p, nil, now) {
 		t.Error("TimedOut of a nil status: true, want false")
 	}
 	if got := (*rollout.Result)(nil).Explain(); got != "no result\n" {

@@ -272,114 +272,135 @@ func upstreamRequeue(d *appsv1.Deployment, s *appsv1.DeploymentStatus, now time.
 	return after + time.Second
 }
 
+// blockPair is one block and upstream's function of the same meaning,
+// each a closure over one benchWorld.
+type blockPair struct {
+	name           string
+	ours, upstream func()
+}
+
 func BenchmarkBlocksVsUpstream(b *testing.B) {
 	for _, n := range []int{1, 5, 10} {
-		w := newBenchWorld(n)
-		pair := func(block string, ours, upstream func()) {
-			b.Run(fmt.Sprintf("%s/rs=%d/ours", block, n), func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					ours()
-				}
-			})
-			b.Run(fmt.Sprintf("%s/rs=%d/upstream", block, n), func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					upstream()
-				}
-			})
+		for _, p := range blockPairs(newBenchWorld(n), n) {
+			for _, side := range []struct {
+				name string
+				f    func()
+			}{{"ours", p.ours}, {"upstream", p.upstream}} {
+				b.Run(fmt.Sprintf("%s/rs=%d/%s", p.name, n, side.name), func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						side.f()
+					}
+				})
+			}
 		}
-		ru := w.d.Spec.Strategy.RollingUpdate
-		pair("Limits", func() { s, u := w.p.Limits(); sinkI32 = s + u }, func() {
-			s, u, _ := deploymentutil.ResolveFenceposts(ru.MaxSurge, ru.MaxUnavailable, *w.d.Spec.Replicas)
-			sinkI32 = s + u
-		})
-		pair("MinAvailable", func() { sinkI32 = w.p.MinAvailable() }, func() { sinkI32 = deploymentutil.MinAvailable(w.d) })
-		pair("NewRSNewReplicas", func() {
-			s, _ := rollout.NewRSNewReplicas(w.p, w.vals, n-1)
-			sinkI32 = s.Size
-		}, func() { sinkI32, _ = deploymentutil.NewRSNewReplicas(w.d, w.rss, w.newRS) })
-		pair("FindNewReplicaSet", func() { sinkRS = rollout.FindNewReplicaSet(w.d, w.rss) }, func() { sinkRS = deploymentutil.FindNewReplicaSet(w.d, w.rss) })
-		pair("FindOldReplicaSets", func() {
-			a, _ := rollout.FindOldReplicaSets(w.d, w.rss)
-			sinkI32 = int32(len(a))
-		}, func() {
-			a, _ := deploymentutil.FindOldReplicaSets(w.d, w.rss)
-			sinkI32 = int32(len(a))
-		})
-		oldCopy := make([]*appsv1.ReplicaSet, len(w.old))
-		pair("ActiveOrLatest", func() { sinkI32 = int32(rollout.ActiveOrLatest(w.vals, n-1)) }, func() {
-			copy(oldCopy, w.old)
-			sinkRS = deploymentutil.FindActiveOrLatest(w.newRS, oldCopy[:len(oldCopy):len(oldCopy)])
-		})
-		pair("IsSaturated", func() { sinkBool = rollout.IsSaturated(w.p, w.newVal) }, func() { sinkBool = deploymentutil.IsSaturated(w.d, w.newRS) })
-		up := w.p
-		up.Replicas *= 2
-		dUp := w.d.DeepCopy()
-		*dUp.Spec.Replicas *= 2
-		shares := rollout.ProportionOptions{Shares: make([]rollout.Share, 0, n)}
-		pair("Proportions", func() {
-			props, _ := rollout.Proportions(up, w.status.Replicas, w.vals, shares)
-			sinkI32 = int32(props.Added)
-		}, func() {
-			copy(oldCopy, w.old)
-			sinkI32 = int32(len(upstreamProportions(dUp, w.newRS, oldCopy[:len(oldCopy):len(oldCopy)])))
-		})
-		pair("Counts", func() {
-			c, _ := rollout.Counts(w.vals, n-1)
-			sinkI32 = c.AvailableReplicas
-		}, func() { sinkI32 = upstreamCounts(w.rss, w.newRS).AvailableReplicas })
-		pair("Complete", func() { sinkBool = rollout.Complete(w.p, w.d.Generation, &w.status) }, func() { sinkBool = deploymentutil.DeploymentComplete(w.d, &w.status) })
-		pair("Progressing", func() { sinkBool = rollout.Progressing(&w.d.Status, &w.status) }, func() { sinkBool = deploymentutil.DeploymentProgressing(w.d, &w.status) })
-		pair("TimedOut", func() { sinkBool = rollout.TimedOut(w.p, &w.status, w.now) }, func() { sinkBool = deploymentutil.DeploymentTimedOut(quietCtx, w.d, &w.status) })
-		cond := &w.d.Status.Conditions[0]
-		pair("RequeueAfter", func() { sinkDur = rollout.RequeueAfter(w.p, false, cond, w.now).After }, func() { sinkDur = upstreamRequeue(w.d, &w.status, w.now) })
-		pair("MaxScaledDown", func() {
-			bu, _ := rollout.MaxScaledDown(w.p, w.vals, n-1)
-			sinkI32 = bu.MaxScaledDown
-		}, func() { sinkI32 = upstreamMaxScaledDown(w.d, w.rss, w.old, w.newRS) })
-		to := make([]int32, n)
-		pair("CleanupUnhealthy", func() {
-			s, _ := rollout.CleanupUnhealthy(w.oldVals, 5)
-			sinkI32 = s.Total
-		}, func() {
-			copy(oldCopy, w.old)
-			sinkI32 = upstreamCleanup(oldCopy, 5, to)
-		})
-		pair("ScaleDownOld", func() {
-			s, _ := rollout.ScaleDownOld(w.p, w.oldVals, w.newVal)
-			sinkI32 = s.Total
-		}, func() {
-			copy(oldCopy, w.old)
-			sinkI32 = upstreamScaleDown(w.d, w.rss, oldCopy, to)
-		})
-		del := make([]*appsv1.ReplicaSet, 0, n)
-		pair("HistoryToDelete", func() {
-			h, _ := rollout.HistoryToDelete(w.p, w.oldVals)
-			sinkI32 = h.Excess
-		}, func() {
-			copy(oldCopy, w.old)
-			sinkI32 = int32(len(upstreamHistory(w.d, oldCopy, del[:0])))
-		})
-		pair("RollingStep", func() {
-			r, _ := rollout.RollingStep(w.p, w.newVal, w.oldVals)
-			sinkI32 = r.ScaleDown.Total
-		}, func() {
-			size, _ := deploymentutil.NewRSNewReplicas(w.d, w.rss, w.newRS)
-			if size != *w.newRS.Spec.Replicas {
-				sinkI32 = size
-				return
-			}
-			copy(oldCopy, w.old)
-			active := kcontroller.FilterActiveReplicaSets(oldCopy)
-			budget := upstreamMaxScaledDown(w.d, w.rss, active, w.newRS)
-			if budget <= 0 {
-				return
-			}
-			c := upstreamCleanup(active, budget, to)
-			sinkI32 = c + upstreamScaleDown(w.d, w.rss, active, to)
-		})
 	}
+}
+
+// blockPairs are the pairs BenchmarkBlocksVsUpstream runs on w, a world of
+// n ReplicaSets.
+func blockPairs(w *benchWorld, n int) []blockPair {
+	var pairs []blockPair
+	pair := func(block string, ours, upstream func()) {
+		pairs = append(pairs, blockPair{block, ours, upstream})
+	}
+	ru := w.d.Spec.Strategy.RollingUpdate
+	pair("Limits", func() { s, u := w.p.Limits(); sinkI32 = s + u }, func() {
+		s, u, _ := deploymentutil.ResolveFenceposts(ru.MaxSurge, ru.MaxUnavailable, *w.d.Spec.Replicas)
+		sinkI32 = s + u
+	})
+	pair("MinAvailable", func() { sinkI32 = w.p.MinAvailable() }, func() { sinkI32 = deploymentutil.MinAvailable(w.d) })
+	pair("NewRSNewReplicas", func() {
+		s, _ := rollout.NewRSNewReplicas(&w.p, w.vals, n-1)
+		sinkI32 = s.Size
+	}, func() { sinkI32, _ = deploymentutil.NewRSNewReplicas(w.d, w.rss, w.newRS) })
+	pair("FindNewReplicaSet", func() { sinkRS = rollout.FindNewReplicaSet(w.d, w.rss) }, func() { sinkRS = deploymentutil.FindNewReplicaSet(w.d, w.rss) })
+	pair("FindOldReplicaSets", func() {
+		a, _ := rollout.FindOldReplicaSets(w.d, w.rss)
+		sinkI32 = int32(len(a))
+	}, func() {
+		a, _ := deploymentutil.FindOldReplicaSets(w.d, w.rss)
+		sinkI32 = int32(len(a))
+	})
+	oldCopy := make([]*appsv1.ReplicaSet, len(w.old))
+	pair("ActiveOrLatest", func() { sinkI32 = int32(rollout.ActiveOrLatest(w.vals, n-1)) }, func() {
+		copy(oldCopy, w.old)
+		sinkRS = deploymentutil.FindActiveOrLatest(w.newRS, oldCopy[:len(oldCopy):len(oldCopy)])
+	})
+	pair("IsSaturated", func() { sinkBool = rollout.IsSaturated(&w.p, &w.newVal) }, func() { sinkBool = deploymentutil.IsSaturated(w.d, w.newRS) })
+	up := w.p
+	up.Replicas *= 2
+	dUp := w.d.DeepCopy()
+	*dUp.Spec.Replicas *= 2
+	shares := rollout.ProportionOptions{Shares: make([]rollout.Share, 0, n)}
+	pair("Proportions", func() {
+		props, _ := rollout.Proportions(&up, w.status.Replicas, w.vals, shares)
+		sinkI32 = int32(props.Added)
+	}, func() {
+		copy(oldCopy, w.old)
+		sinkI32 = int32(len(upstreamProportions(dUp, w.newRS, oldCopy[:len(oldCopy):len(oldCopy)])))
+	})
+	pair("Counts", func() {
+		c, _ := rollout.Counts(w.vals, n-1)
+		sinkI32 = c.AvailableReplicas
+	}, func() { sinkI32 = upstreamCounts(w.rss, w.newRS).AvailableReplicas })
+	pair("Complete", func() { sinkBool = rollout.Complete(&w.p, w.d.Generation, &w.status) }, func() { sinkBool = deploymentutil.DeploymentComplete(w.d, &w.status) })
+	pair("Progressing", func() { sinkBool = rollout.Progressing(&w.d.Status, &w.status) }, func() { sinkBool = deploymentutil.DeploymentProgressing(w.d, &w.status) })
+	pair("TimedOut", func() { sinkBool = rollout.TimedOut(&w.p, &w.status, w.now) }, func() { sinkBool = deploymentutil.DeploymentTimedOut(quietCtx, w.d, &w.status) })
+	cond := &w.d.Status.Conditions[0]
+	pair("RequeueAfter", func() { sinkDur = rollout.RequeueAfter(&w.p, false, cond, w.now).After }, func() { sinkDur = upstreamRequeue(w.d, &w.status, w.now) })
+	pair("MaxScaledDown", func() {
+		bu, _ := rollout.MaxScaledDown(&w.p, w.vals, n-1)
+		sinkI32 = bu.MaxScaledDown
+	}, func() { sinkI32 = upstreamMaxScaledDown(w.d, w.rss, w.old, w.newRS) })
+	to := make([]int32, n)
+	// Each side writes its steps into memory of its own kept across
+	// calls, as a controller would: our Steps, upstream's sizes.
+	var steps []rollout.Step
+	pair("CleanupUnhealthy", func() {
+		s, _ := rollout.CleanupUnhealthy(steps, w.oldVals, 5)
+		steps = s.Steps
+		sinkI32 = s.Total
+	}, func() {
+		copy(oldCopy, w.old)
+		sinkI32 = upstreamCleanup(oldCopy, 5, to)
+	})
+	pair("ScaleDownOld", func() {
+		s, _ := rollout.ScaleDownOld(steps, &w.p, w.oldVals, &w.newVal)
+		steps = s.Steps
+		sinkI32 = s.Total
+	}, func() {
+		copy(oldCopy, w.old)
+		sinkI32 = upstreamScaleDown(w.d, w.rss, oldCopy, to)
+	})
+	del := make([]*appsv1.ReplicaSet, 0, n)
+	pair("HistoryToDelete", func() {
+		h, _ := rollout.HistoryToDelete(&w.p, w.oldVals)
+		sinkI32 = h.Excess
+	}, func() {
+		copy(oldCopy, w.old)
+		sinkI32 = int32(len(upstreamHistory(w.d, oldCopy, del[:0])))
+	})
+	var r rollout.Rolling
+	pair("RollingStep", func() {
+		_ = rollout.RollingStep(&r, &w.p, w.vals, n-1)
+		sinkI32 = r.ScaleDown.Total
+	}, func() {
+		size, _ := deploymentutil.NewRSNewReplicas(w.d, w.rss, w.newRS)
+		if size != *w.newRS.Spec.Replicas {
+			sinkI32 = size
+			return
+		}
+		copy(oldCopy, w.old)
+		active := kcontroller.FilterActiveReplicaSets(oldCopy)
+		budget := upstreamMaxScaledDown(w.d, w.rss, active, w.newRS)
+		if budget <= 0 {
+			return
+		}
+		c := upstreamCleanup(active, budget, to)
+		sinkI32 = c + upstreamScaleDown(w.d, w.rss, active, to)
+	})
+	return pairs
 }
 
 // BenchmarkReplicaSetOf is what reading an apps/v1 ReplicaSet into the

@@ -71,7 +71,7 @@ func TestBlockNewRSNewReplicas(t *testing.T) {
 		c := drawBlockCase(t)
 		i := rapid.IntRange(0, len(c.rss)-1).Draw(t, "new")
 		want, werr := deploymentutil.NewRSNewReplicas(c.d, slices.Clone(c.rss), c.rss[i])
-		got, err := rollout.NewRSNewReplicas(c.p, c.vals, i)
+		got, err := rollout.NewRSNewReplicas(&c.p, c.vals, i)
 		if werr != nil {
 			t.Fatalf("upstream fails on a valid Deployment: %v", werr)
 		}
@@ -159,7 +159,7 @@ func TestBlockIsSaturated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := rollout.IsSaturated(c.p, v), deploymentutil.IsSaturated(c.d, rs); got != want {
+		if got, want := rollout.IsSaturated(&c.p, &v), deploymentutil.IsSaturated(c.d, rs); got != want {
 			t.Fatalf("IsSaturated = %v, upstream %v (desired-replicas %q)", got, want, rs.Annotations["deployment.kubernetes.io/desired-replicas"])
 		}
 	})
@@ -208,7 +208,7 @@ func TestBlockStatusPredicates(t *testing.T) {
 		if rapid.Bool().Draw(t, "sameStatus") {
 			s = *c.d.Status.DeepCopy()
 		}
-		if got, want := rollout.Complete(c.p, c.d.Generation, &s), deploymentutil.DeploymentComplete(c.d, &s); got != want {
+		if got, want := rollout.Complete(&c.p, c.d.Generation, &s), deploymentutil.DeploymentComplete(c.d, &s); got != want {
 			t.Fatalf("Complete = %v, upstream %v", got, want)
 		}
 		if got, want := rollout.Progressing(&c.d.Status, &s), deploymentutil.DeploymentProgressing(c.d, &s); got != want {
@@ -217,7 +217,7 @@ func TestBlockStatusPredicates(t *testing.T) {
 		t0 := time.Now()
 		want := deploymentutil.DeploymentTimedOut(quietCtx, c.d, &s)
 		t1 := time.Now()
-		early, late := rollout.TimedOut(c.p, &s, t0), rollout.TimedOut(c.p, &s, t1)
+		early, late := rollout.TimedOut(&c.p, &s, t0), rollout.TimedOut(&c.p, &s, t1)
 		if early != late {
 			t.Skip("the deadline falls within the clock window")
 		}
@@ -244,7 +244,7 @@ func TestBlockProportionPerReplicaSet(t *testing.T) {
 				active, objs = append(active, v), append(objs, c.rss[i])
 			}
 		}
-		props, err := rollout.Proportions(c.p, c.d.Status.Replicas, active, rollout.ProportionOptions{})
+		props, err := rollout.Proportions(&c.p, c.d.Status.Replicas, active, rollout.ProportionOptions{})
 		if err != nil && !errors.Is(err, rollout.ErrOverflow) {
 			t.Fatal(err)
 		}

@@ -122,7 +122,7 @@ func expected(t *rapid.T, d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (leftS
 			write(objs[i].Name, p.Replicas)
 			return o, "scaling event: ActiveOrLatest|"
 		}
-		if newRS != nil && rollout.IsSaturated(p, all[newIdx]) {
+		if newRS != nil && rollout.IsSaturated(&p, &all[newIdx]) {
 			for i, v := range all {
 				if i != newIdx && v.Replicas > 0 {
 					write(objs[i].Name, 0)
@@ -140,7 +140,7 @@ func expected(t *rapid.T, d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (leftS
 				active, activeObjs = append(active, v), append(activeObjs, objs[i])
 			}
 		}
-		props, err := rollout.Proportions(p, d.Status.Replicas, active, rollout.ProportionOptions{})
+		props, err := rollout.Proportions(&p, d.Status.Replicas, active, rollout.ProportionOptions{})
 		if err != nil && !errors.Is(err, rollout.ErrOverflow) {
 			t.Fatal(err)
 		}
@@ -156,7 +156,8 @@ func expected(t *rapid.T, d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (leftS
 	for _, rs := range old {
 		oldVals = append(oldVals, valueOf(rs))
 	}
-	r, err := rollout.RollingStep(p, valueOf(newRS), oldVals)
+	var r rollout.Rolling
+	err = rollout.RollingStep(&r, &p, append(slices.Clone(oldVals), valueOf(newRS)), len(oldVals))
 	if err != nil && !errors.Is(err, rollout.ErrOverflow) && len(r.Cleanup.Steps) == 0 && !strings.Contains(err.Error(), "invalid request") {
 		t.Fatal(err)
 	}
@@ -177,10 +178,10 @@ func expected(t *rapid.T, d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (leftS
 	if len(r.Cleanup.Steps)+len(r.ScaleDown.Steps) > 0 {
 		return o, "RollingStep: old replica sets|" + r.String()
 	}
-	if !rollout.Complete(p, d.Generation, &d.Status) {
+	if !rollout.Complete(&p, d.Generation, &d.Status) {
 		return o, "RollingStep: nothing|" + r.String()
 	}
-	h, err := rollout.HistoryToDelete(p, oldVals)
+	h, err := rollout.HistoryToDelete(&p, oldVals)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ type oldSteps struct{ cleanup, down []rollout.Step }
 func composedOld(t *rapid.T, p rollout.Params, newRS rollout.ReplicaSet, old []rollout.ReplicaSet) oldSteps {
 	var out oldSteps
 	all := append(slices.Clone(old), newRS)
-	b, err := rollout.MaxScaledDown(p, all, len(old))
+	b, err := rollout.MaxScaledDown(&p, all, len(old))
 	if err != nil && !errors.Is(err, rollout.ErrOverflow) {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func composedOld(t *rapid.T, p rollout.Params, newRS rollout.ReplicaSet, old []r
 			active, at = append(active, v), append(at, i)
 		}
 	}
-	c, err := rollout.CleanupUnhealthy(active, b.MaxScaledDown)
+	c, err := rollout.CleanupUnhealthy(nil, active, b.MaxScaledDown)
 	for _, st := range c.Steps {
 		active[st.Index].Replicas = st.To
 		st.Index = at[st.Index]
@@ -225,7 +226,7 @@ func composedOld(t *rapid.T, p rollout.Params, newRS rollout.ReplicaSet, old []r
 	if err != nil {
 		return out // upstream writes the steps before the error, then stops
 	}
-	d, err := rollout.ScaleDownOld(p, active, newRS)
+	d, err := rollout.ScaleDownOld(nil, &p, active, &newRS)
 	for _, st := range d.Steps {
 		st.Index = at[st.Index]
 		out.down = append(out.down, st)
@@ -382,8 +383,8 @@ func checkRequeue(t *rapid.T, u *upstream, srv *server) string {
 			t.Fatal(err)
 		}
 		cond := deploymentCondition(d)
-		complete := rollout.Complete(p, d.Generation, &d.Status)
-		early, late := rollout.RequeueAfter(p, complete, cond, t0), rollout.RequeueAfter(p, complete, cond, t1)
+		complete := rollout.Complete(&p, d.Generation, &d.Status)
+		early, late := rollout.RequeueAfter(&p, complete, cond, t0), rollout.RequeueAfter(&p, complete, cond, t1)
 		if early.RateLimited != late.RateLimited || (early.After == 0) != (late.After == 0) {
 			return "requeue: clock window" // the deadline falls within it
 		}

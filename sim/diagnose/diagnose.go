@@ -401,7 +401,7 @@ func blockers(sx *selectorIndex, ro *snapshot.Rollout, out *Deployment, p rollou
 	d := ro.Deployment
 	var bs []Blocker
 	add := func(b Blocker) { bs = append(bs, b) }
-	incomplete := !out.Status.Complete || newRS == nil || res != nil && !rollout.Complete(p, d.Generation, &res.Status)
+	incomplete := !out.Status.Complete || newRS == nil || res != nil && !rollout.Complete(&p, d.Generation, &res.Status)
 
 	if d.Spec.Paused && incomplete {
 		add(Blocker{Reason: Paused, Message: fmt.Sprintf("the Deployment is paused (spec.paused): the controller keeps the ReplicaSets' sizes and only scales them proportionally when spec.replicas changes; `kubectl rollout resume deployment/%s -n %s` lets the rollout go on", d.Name, d.Namespace)})
@@ -506,11 +506,11 @@ func budgetBlocker(d *appsv1.Deployment, p rollout.Params, rss []*appsv1.Replica
 	if oldPods == 0 {
 		return Blocker{}, false
 	}
-	b, err := rollout.MaxScaledDown(p, all, newIdx)
+	b, err := rollout.MaxScaledDown(&p, all, newIdx)
 	if err != nil || b.MaxScaledDown > 0 {
 		return Blocker{}, false
 	}
-	sz, err := rollout.NewRSNewReplicas(p, all, newIdx)
+	sz, err := rollout.NewRSNewReplicas(&p, all, newIdx)
 	if err != nil || sz.Size > nrs.Replicas {
 		return Blocker{}, false
 	}
