@@ -38,6 +38,17 @@ func Scaled(v *intstr.IntOrString, total int32, roundUp bool) (int32, error) {
 }
 
 func scalePercent(pct int, total int32, roundUp bool) int32 {
+	if m := int64(pct) * int64(total); m >= 0 && m < 1<<40 {
+		// Below 2⁴⁰ the product is exact in a float64 and the quotient's
+		// rounding error (under 2⁻¹⁸) cannot reach the next integer (a
+		// quotient that is not one is at least 0.01 from it), so integer
+		// division rounds as intstr's float arithmetic does.
+		q := m / 100
+		if roundUp && q*100 != m {
+			q++
+		}
+		return int32(q)
+	}
 	f := float64(pct) * float64(total) / 100
 	if roundUp {
 		return int32(int(math.Ceil(f)))

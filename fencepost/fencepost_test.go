@@ -2,6 +2,7 @@ package fencepost
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -241,6 +242,35 @@ func TestScaledIsIntstr(t *testing.T) {
 			want, werr := intstr.GetScaledValueFromIntOrPercent(&v, int(total), up)
 			if (err != nil) != (werr != nil) || err == nil && got != int32(want) {
 				t.Fatalf("Scaled(%q, %d, %v) = %d, %v; intstr: %d, %v", s, total, up, got, err, int32(want), werr)
+			}
+		}
+	})
+}
+
+// The fast path for a plain percent divides in integers while the product
+// is below 2⁴⁰ and in floats above: both give intstr's answer, at the
+// boundary, on exact multiples of 100 and one either side, and on totals
+// of any sign.
+func TestScaledPercentIsIntstr(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		total := rapid.OneOf(rapid.Int32(), rapid.Int32Range(-5, 1000), rapid.Int32Range(1<<20, 1<<31-1)).Draw(t, "total")
+		var pct int
+		if total > 0 && rapid.Bool().Draw(t, "near 2^40") {
+			// A product within a few of a multiple of 100 near 2⁴⁰.
+			base := (int64(1) << 40) / int64(total)
+			pct = int(base + rapid.Int64Range(-3, 3).Draw(t, "off"))
+		} else {
+			pct = rapid.IntRange(0, 999_999_999).Draw(t, "pct")
+		}
+		if pct < 0 || pct > 999_999_999 {
+			return
+		}
+		v := intstr.FromString(strconv.Itoa(pct) + "%")
+		for _, up := range []bool{true, false} {
+			got, err := Scaled(&v, total, up)
+			want, werr := intstr.GetScaledValueFromIntOrPercent(&v, int(total), up)
+			if err != nil || werr != nil || got != int32(want) {
+				t.Fatalf("Scaled(%q, %d, %v) = %d, %v; intstr: %d, %v", v.StrVal, total, up, got, err, int32(want), werr)
 			}
 		}
 	})

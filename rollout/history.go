@@ -49,18 +49,24 @@ func HistoryToDelete(p *Params, old []ReplicaSet) (History, error) {
 	if !p.HasHistoryLimit() {
 		return History{}, nil
 	}
-	h := History{Limit: *p.RevisionHistoryLimit}
 	n := 0
 	for i := range old {
 		if !old[i].Deleting {
 			n++
 		}
 	}
-	h.Candidates = int32(n)
-	h.Excess = h.Candidates - h.Limit
+	limit := *p.RevisionHistoryLimit
+	h := History{Limit: limit, Candidates: int32(n), Excess: int32(n) - limit}
 	if h.Excess <= 0 {
 		return h, nil
 	}
+	return excessHistory(h, old), nil
+}
+
+// excessHistory is HistoryToDelete's choice among the oldest h.Excess of
+// the h.Candidates ReplicaSets of old that are not being deleted.
+func excessHistory(h History, old []ReplicaSet) History {
+	n := int(h.Candidates)
 	var buf [16]int
 	idx := buf[:0]
 	if n > len(buf) {
@@ -91,7 +97,7 @@ func HistoryToDelete(p *Params, old []ReplicaSet) (History, error) {
 		}
 		h.Delete = append(h.Delete, i)
 	}
-	return h, nil
+	return h
 }
 
 // lessByRevision is upstream's ReplicaSetsByRevision comparison, which

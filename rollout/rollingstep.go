@@ -116,7 +116,26 @@ func RollingStep(r *Rolling, p *Params, all []ReplicaSet, newRS int) error {
 		return nil
 	case nrs.Replicas < p.Replicas:
 		r.Sized = true
-		if sizeInto(&r.Sizing, p, rollingSurge(p), total, nrs.Replicas) {
+		var overflow bool
+		switch p.Strategy {
+		case appsv1.RollingUpdateDeploymentStrategyType:
+			// Upstream resolves maxSurge alone here, as NewRSNewReplicas
+			// does; one that does not resolve gets what the rest of this
+			// package resolves ([Params.Limits]).
+			surge, err := int32(0), error(nil)
+			if ms := p.MaxSurge; ms != nil && ms.Type == intstr.Int {
+				surge = ms.IntVal
+			} else if surge, err = fencepost.Scaled(ms, p.Replicas, true); err != nil {
+				surge, _ = p.Limits()
+			}
+			overflow = sizeRolling(&r.Sizing, p, surge, total, nrs.Replicas)
+		case appsv1.RecreateDeploymentStrategyType:
+			overflow = newRSSize(&r.Sizing, p, 0, fitSum(total), nrs.Replicas)
+		default:
+			surge, _ := p.Limits()
+			overflow = sizeRolling(&r.Sizing, p, surge, total, nrs.Replicas)
+		}
+		if overflow {
 			sizeErr = fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", r.Sizing.Replicas, r.Sizing.MaxSurge, r.Sizing.Total, ErrOverflow)
 		}
 		if r.Sizing.Size != nrs.Replicas {
@@ -150,22 +169,6 @@ func RollingStep(r *Rolling, p *Params, all []ReplicaSet, newRS int) error {
 		return err
 	}
 	return errors.Join(sizeErr, err)
-}
-
-// rollingSurge is maxSurge as upstream's NewRSNewReplicas resolves it,
-// alone; a Params that is not RollingUpdate, or a maxSurge that does not
-// resolve, gets what the rest of this package resolves ([Params.Limits]).
-func rollingSurge(p *Params) int32 {
-	if p.Strategy == appsv1.RollingUpdateDeploymentStrategyType {
-		if ms := p.MaxSurge; ms != nil && ms.Type == intstr.Int {
-			return ms.IntVal
-		}
-		if surge, err := fencepost.Scaled(p.MaxSurge, p.Replicas, true); err == nil {
-			return surge
-		}
-	}
-	surge, _ := p.Limits()
-	return surge
 }
 
 // oldDecision is reconcileOldReplicaSets' arithmetic.

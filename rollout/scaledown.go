@@ -64,6 +64,11 @@ func MaxScaledDown(p *Params, all []ReplicaSet, newRS int) (Budget, error) {
 		return Budget{}, checkReplicaSets("all", all)
 	}
 	nrs, sum := &all[newRS], fitSum(total)
+	if sum.v == nrs.Replicas && !sum.overflow && nrs.Replicas >= nrs.AvailableReplicas && nrs.AvailableReplicas >= 0 {
+		// No old pods, nothing wraps: upstream returns before the budget
+		// and before resolving the fenceposts.
+		return Budget{AllPods: sum.v, NewUnavailable: nrs.Replicas - nrs.AvailableReplicas}, nil
+	}
 	// Upstream returns before resolving the fenceposts when there are no
 	// old pods (their sizes add up to 0 in int32); so does this.
 	var minAvailable int32

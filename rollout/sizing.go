@@ -103,29 +103,40 @@ func NewRSNewReplicas(p *Params, all []ReplicaSet, newRS int) (Sizing, error) {
 			return Sizing{}, fmt.Errorf("params: maxSurge: %w", err)
 		}
 	}
+	was := all[newRS].Replicas
+	if maxTotal := int64(p.Replicas) + int64(surge); surge >= 0 && maxTotal <= math.MaxInt32 && total <= math.MaxInt32 {
+		// sizeRolling's reckoning, written out so that the result stays in
+		// registers.
+		return Sizing{Size: grow(was, p.Replicas, total, maxTotal), Replicas: p.Replicas, MaxSurge: surge, MaxTotal: int32(maxTotal), Total: int32(total), Was: was}, nil
+	}
 	var s Sizing
-	if sizeInto(&s, p, surge, total, all[newRS].Replicas) {
+	if newRSSize(&s, p, surge, fitSum(total), was) {
 		return s, fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
 	}
 	return s, nil
 }
 
-// sizeInto is NewRSNewReplicas for a RollingUpdate's surge and the sizes'
-// exact total, into s; it reports whether upstream's int32 arithmetic
-// wrapped around.
-func sizeInto(s *Sizing, p *Params, surge int32, total int64, was int32) bool {
-	if maxTotal := int64(p.Replicas) + int64(surge); surge >= 0 && maxTotal <= math.MaxInt32 && total <= math.MaxInt32 && p.Strategy != appsv1.RecreateDeploymentStrategyType {
-		// Nothing wraps around: the sizes, Replicas and maxSurge are not
-		// negative and their sums fit, so the room and the missing pods
-		// do, and the size is at most Replicas.
-		size := was
-		if total < maxTotal {
-			size += min(int32(maxTotal-total), p.Replicas-was)
-		}
-		*s = Sizing{Size: size, Replicas: p.Replicas, MaxSurge: surge, MaxTotal: int32(maxTotal), Total: int32(total), Was: was}
+// sizeRolling is NewRSNewReplicas for a RollingUpdate's surge and the
+// sizes' exact total, into s; it reports whether upstream's int32
+// arithmetic wrapped around. When nothing can wrap (the sizes, Replicas
+// and maxSurge are not negative and their sums fit, so the room and the
+// missing pods do) the size is reckoned here, at most Replicas; else by
+// newRSSize.
+func sizeRolling(s *Sizing, p *Params, surge int32, total int64, was int32) bool {
+	if maxTotal := int64(p.Replicas) + int64(surge); surge >= 0 && maxTotal <= math.MaxInt32 && total <= math.MaxInt32 {
+		*s = Sizing{Size: grow(was, p.Replicas, total, maxTotal), Replicas: p.Replicas, MaxSurge: surge, MaxTotal: int32(maxTotal), Total: int32(total), Was: was}
 		return false
 	}
 	return newRSSize(s, p, surge, fitSum(total), was)
+}
+
+// grow is the new ReplicaSet's size when nothing wraps around: was plus
+// the room under maxTotal, at most the pods missing to replicas.
+func grow(was, replicas int32, total, maxTotal int64) int32 {
+	if total < maxTotal {
+		return was + min(int32(maxTotal-total), replicas-was)
+	}
+	return was
 }
 
 // newRSSize is NewRSNewReplicas for a total the caller summed (in int32,

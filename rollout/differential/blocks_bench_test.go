@@ -352,7 +352,12 @@ func blockPairs(w *benchWorld, n int) []blockPair {
 	pair("MaxScaledDown", func() {
 		bu, _ := rollout.MaxScaledDown(&w.p, w.vals, n-1)
 		sinkI32 = bu.MaxScaledDown
-	}, func() { sinkI32 = upstreamMaxScaledDown(w.d, w.rss, w.old, w.newRS) })
+	}, func() {
+		// The active old ReplicaSets as upstream's rolloutRolling passes
+		// them to reconcileOldReplicaSets.
+		copy(oldCopy, w.old)
+		sinkI32 = upstreamMaxScaledDown(w.d, w.rss, kcontroller.FilterActiveReplicaSets(oldCopy), w.newRS)
+	})
 	to := make([]int32, n)
 	// Each side writes its steps into memory of its own kept across
 	// calls, as a controller would: our Steps, upstream's sizes.
