@@ -168,34 +168,43 @@ func elements(data []byte, at int) [][2]int {
 // by json.Valid, or is part of a value that is), or -1 when the input
 // ends first.
 func valueEnd(data []byte, i int) int {
+	end, _ := valueEndDepth(data, i)
+	return end
+}
+
+// valueEndDepth is valueEnd, with how deep the value's brackets nest (0
+// for a string, number or literal, 1 for a flat object).
+func valueEndDepth(data []byte, i int) (end, deepest int) {
 	switch data[i] {
 	case '"':
-		return stringEnd(data, i)
+		return stringEnd(data, i), 0
 	case '{', '[':
 	default: // a number, true, false or null
 		for i < len(data) && !strings.ContainsRune(",]} \t\r\n", rune(data[i])) {
 			i++
 		}
-		return i
+		return i, 0
 	}
 	depth := 0
 	for i < len(data) {
 		switch data[i] {
 		case '"':
 			if i = stringEnd(data, i); i < 0 {
-				return -1
+				return -1, deepest
 			}
 			continue
 		case '{', '[':
-			depth++
+			if depth++; depth > deepest {
+				deepest = depth
+			}
 		case '}', ']':
 			if depth--; depth == 0 {
-				return i + 1
+				return i + 1, deepest
 			}
 		}
 		i++
 	}
-	return -1
+	return -1, deepest
 }
 
 // stringEnd returns the offset just past the JSON string that starts at

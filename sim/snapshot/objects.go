@@ -200,7 +200,7 @@ func (b *builder) document(d document) error {
 			for i := range items {
 				raw[i] = items[i]
 			}
-			return b.listItems(src, &header{APIVersion: "v1", Kind: "List"}, raw, d.itemLines, nil)
+			return b.listItems(src, &header{APIVersion: "v1", Kind: "List"}, raw, d.itemLines, nil, false)
 		}
 		if errors.As(err, &te) && te.Field == "" {
 			return errorAt(src, nil, errNotObject)
@@ -211,7 +211,7 @@ func (b *builder) document(d document) error {
 		return errorAt(src, nil, truncatedList(d.lastLine))
 	}
 	if d.items != nil && (h.Kind == "List" || strings.HasSuffix(h.Kind, "List")) {
-		return b.listItems(src, &h, d.items, d.itemLines, d.tops)
+		return b.listItems(src, &h, d.items, d.itemLines, d.tops, d.unchecked)
 	}
 	if h.Kind == "List" || strings.HasSuffix(h.Kind, "List") && h.Items != nil {
 		return b.list(src, &h, d.itemLines)
@@ -230,7 +230,7 @@ func (b *builder) list(src Source, h *header, itemLines []int) error {
 	for i := range items {
 		raw[i] = items[i]
 	}
-	return b.listItems(src, h, raw, itemLines, nil)
+	return b.listItems(src, h, raw, itemLines, nil, false)
 }
 
 // listItems reads the items of a List; tops, when not nil, hold what
@@ -238,10 +238,10 @@ func (b *builder) list(src Source, h *header, itemLines []int) error {
 // not convert). A large List's items are decoded on every core first
 // (decodeItems); then, one by one in order, checked and added, so that
 // the result and the first error are those of a reading in order.
-func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []int, tops []*kubeyaml.Top) error {
-	if h.Kind == "List" && h.APIVersion != "v1" {
-		return errorAt(src, nil, fmt.Errorf("apiVersion: List of apiVersion %q: want v1", h.APIVersion))
-	}
+// unchecked says the items are not known to be valid JSON (see jsonList):
+// decodeItems checks them, and listItems returns errUnchecked, having
+// added nothing, when one is not.
+func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []int, tops []*kubeyaml.Top, unchecked bool) error {
 	if len(itemLines) != len(items) {
 		itemLines = nil
 	}
@@ -256,7 +256,15 @@ func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []i
 		}
 		return isrc
 	}
-	heads, pre := b.decodeItems(items, tops, kind, version, srcOf)
+	// Decoding adds nothing, so that it can come before the List's own
+	// check, after which the input is known to be valid JSON.
+	heads, pre, valid := b.decodeItems(items, tops, kind, version, srcOf, unchecked)
+	if !valid {
+		return errUnchecked
+	}
+	if h.Kind == "List" && h.APIVersion != "v1" {
+		return errorAt(src, nil, fmt.Errorf("apiVersion: List of apiVersion %q: want v1", h.APIVersion))
+	}
 	for i, raw := range items {
 		isrc := srcOf(i)
 		var ih header
