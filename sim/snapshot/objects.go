@@ -81,8 +81,14 @@ func readHeader(raw []byte, h *header) error {
 		var to any
 		switch {
 		case bytes.EqualFold(key, []byte("apiVersion")):
+			if plainString(v, &h.APIVersion) {
+				continue
+			}
 			to = &h.APIVersion
 		case bytes.EqualFold(key, []byte("kind")):
+			if plainString(v, &h.Kind) {
+				continue
+			}
 			to = &h.Kind
 		case bytes.EqualFold(key, []byte("metadata")):
 			if readMetadata(v, h) {
@@ -127,11 +133,9 @@ func readMetadata(v []byte, h *header) bool {
 		default:
 			continue
 		}
-		s := v[m[2]:m[3]]
-		if len(s) < 2 || s[0] != '"' || bytes.IndexByte(s, '\\') >= 0 {
+		if !plainString(v[m[2]:m[3]], to) {
 			return false // null, another type, escapes: json.Unmarshal's
 		}
-		*to = string(s[1 : len(s)-1])
 	}
 	if h.Metadata == nil {
 		h.Metadata = &struct {
@@ -145,6 +149,17 @@ func readMetadata(v []byte, h *header) bool {
 	if namespace != nil {
 		h.Metadata.Namespace = *namespace
 	}
+	return true
+}
+
+// plainString is json.Unmarshal(v, to) for v, a JSON string without
+// escapes: it sets *to to its text. False, with *to unchanged, for
+// anything else.
+func plainString(v []byte, to *string) bool {
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
+		return false
+	}
+	*to = string(v[1 : len(v)-1])
 	return true
 }
 

@@ -142,7 +142,7 @@ func Parse(data []byte, name string, o Options) (*Snapshot, error) {
 		if d, ok := jsonList(data); ok {
 			// A whole cluster's List, its items checked as they are
 			// decoded; read as any other input when one is not valid.
-			b := newBuilder(name, o)
+			b := newBuilder(name, o, len(d.items))
 			if err := b.document(d); !errors.Is(err, errUnchecked) {
 				if err != nil {
 					return nil, err
@@ -155,7 +155,7 @@ func Parse(data []byte, name string, o Options) (*Snapshot, error) {
 	if line, col := inputlimit.Nesting(data); line > 0 {
 		return nil, fmt.Errorf("%s: line %d: [ and { nested more than %d deep at column %d (inputlimit.MaxNesting)", name, line, inputlimit.MaxNesting, col)
 	}
-	b := newBuilder(name, o)
+	b := newBuilder(name, o, 0)
 	var docs []document
 	var err error
 	if isJSON {
@@ -176,9 +176,10 @@ func Parse(data []byte, name string, o Options) (*Snapshot, error) {
 	return b.snap, nil
 }
 
-// newBuilder is the builder of the input name, read with o.
-func newBuilder(name string, o Options) *builder {
-	return &builder{file: name, opts: o, snap: &Snapshot{Ignored: map[string]int{}, sources: map[Ref]Source{}}}
+// newBuilder is the builder of the input name, read with o, for about
+// objects objects.
+func newBuilder(name string, o Options, objects int) *builder {
+	return &builder{file: name, opts: o, snap: &Snapshot{Ignored: map[string]int{}, sources: make(map[Ref]Source, objects)}}
 }
 
 func byNamespaceName[T metav1.Object](a, b T) int {
