@@ -219,8 +219,13 @@ func Explain(s *snapshot.Snapshot, o Options) *Report {
 	}
 	r.OtherNamespaces = s.OtherNamespaces
 	r.Notes = s.Notes
-	sx := newSelectorIndex(s)
+	// The selector index and the grouping read the snapshot alone: both
+	// at once.
+	var sx *selectorIndex
+	var index sync.WaitGroup
+	index.Go(func() { sx = newSelectorIndex(s) })
 	ros := s.Rollouts()
+	index.Wait()
 	r.Deployments = make([]Deployment, len(ros))
 	// Each Deployment is explained from the snapshot and the index alone,
 	// which nothing writes: on every core, each in its place.
