@@ -79,7 +79,7 @@ func splitDocument(raw []byte, off, end int, lines *lineCounter) document {
 func listItems(obj []byte, base int, lines *lineCounter) (itemLines []int, items [][]byte, rest []byte) {
 	var span [2]int // of the items array
 	found := false
-	ms, _ := members(obj)
+	ms, _ := members(obj, nil)
 	for _, m := range ms {
 		key := obj[m[0]:m[1]]
 		var k string
@@ -114,9 +114,10 @@ func listItems(obj []byte, base int, lines *lineCounter) (itemLines []int, items
 
 // members returns, for obj, a valid JSON object, each member's key (with
 // its quotes) and value as offsets: key start, key end, value start,
-// value end. ok is false when obj turns out not to be an object as a
-// valid one is written.
-func members(obj []byte) (out [][4]int, ok bool) {
+// value end, appended to out (a caller's buffer, so that reading the
+// header of every item of a large List allocates nothing). ok is false
+// when obj turns out not to be an object as a valid one is written.
+func members(obj []byte, out [][4]int) (_ [][4]int, ok bool) {
 	if len(obj) == 0 || obj[0] != '{' {
 		return nil, false
 	}

@@ -66,7 +66,8 @@ func headerOf(top *kubeyaml.Top, h *header) bool {
 // anything that is not a plain object, and keys with escapes or other
 // than ASCII letters, are left to json.Unmarshal.
 func readHeader(raw []byte, h *header) error {
-	ms, ok := members(raw)
+	var buf [8][4]int
+	ms, ok := members(raw, buf[:0])
 	if !ok {
 		return json.Unmarshal(raw, h)
 	}
@@ -113,7 +114,8 @@ func readHeader(raw []byte, h *header) error {
 // managed fields, are not read). False, with h unchanged, for anything
 // else, left to json.Unmarshal.
 func readMetadata(v []byte, h *header) bool {
-	ms, ok := members(v)
+	var buf [8][4]int
+	ms, ok := members(v, buf[:0])
 	if !ok {
 		return false
 	}
