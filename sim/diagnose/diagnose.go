@@ -207,23 +207,25 @@ type Blocker struct {
 // Explain diagnoses every Deployment of s at o.Now. s is not modified.
 func Explain(s *snapshot.Snapshot, o Options) *Report {
 	r := &Report{Now: o.Now, NowFrom: NowGiven, Deployments: []Deployment{}}
-	if r.Now.IsZero() {
-		r.Now, r.NowFrom = s.Latest(), NowLatest
-		if r.Now.IsZero() {
-			r.NowFrom = NowUnknown
-		}
-	}
-	r.Now = r.Now.UTC()
 	if len(s.Ignored) > 0 {
 		r.Ignored = s.Ignored
 	}
 	r.OtherNamespaces = s.OtherNamespaces
 	r.Notes = s.Notes
-	// The selector index and the grouping read the snapshot alone: both
-	// at once.
+	// The instant, the selector index and the grouping read the snapshot
+	// alone: all at once.
 	var sx *selectorIndex
 	var index sync.WaitGroup
-	index.Go(func() { sx = newSelectorIndex(s) })
+	index.Go(func() {
+		if r.Now.IsZero() {
+			r.Now, r.NowFrom = s.Latest(), NowLatest
+			if r.Now.IsZero() {
+				r.NowFrom = NowUnknown
+			}
+		}
+		r.Now = r.Now.UTC()
+		sx = newSelectorIndex(s)
+	})
 	ros := s.Rollouts()
 	index.Wait()
 	r.Deployments = make([]Deployment, len(ros))
