@@ -2,6 +2,8 @@ package defaulting
 
 import (
 	"reflect"
+	"sync"
+	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -155,13 +157,34 @@ func container(c *corev1.Container) {
 // pullPolicy is the image pull policy of an image reference that has
 // none: Always for the tag latest, or when there is neither a tag nor a
 // digest (the tag is then latest); IfNotPresent otherwise, including for a
-// reference that does not parse.
+// reference that does not parse. Parsing a reference costs tens of
+// thousands of instructions (regular expressions) and a cluster's
+// templates name few images, so the policy of each image is remembered,
+// for up to maxPullPolicies images.
 func pullPolicy(image string) corev1.PullPolicy {
-	if tag, ok := imageTag(image); ok && tag == "latest" {
-		return corev1.PullAlways
+	if p, ok := pullPolicies.Load(image); ok {
+		return p.(corev1.PullPolicy)
 	}
-	return corev1.PullIfNotPresent
+	p := corev1.PullIfNotPresent
+	if tag, ok := imageTag(image); ok && tag == "latest" {
+		p = corev1.PullAlways
+	}
+	if pullPoliciesHeld.Add(1) <= maxPullPolicies {
+		pullPolicies.Store(image, p)
+	}
+	return p
 }
+
+// pullPolicies remembers pullPolicy's answers, image to policy;
+// pullPoliciesHeld counts the answers offered to it (stored while there
+// are at most maxPullPolicies).
+var (
+	pullPolicies     sync.Map
+	pullPoliciesHeld atomic.Int64
+)
+
+// maxPullPolicies bounds the images pullPolicy remembers.
+const maxPullPolicies = 4096
 
 // probe sets the defaults of p (nil: none) in place.
 func probe(p *corev1.Probe) {

@@ -50,10 +50,18 @@ func TestPullPolicy(t *testing.T) {
 		{longPath(247), always},                                         // library/ + 247 = 255
 		{longPath(248), ifNotPresent},
 	}
-	for _, tc := range cases {
-		tmpl := &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: tc.image}}}}
-		if got := defaulting.PodTemplate(tmpl).Spec.Containers[0].ImagePullPolicy; got != tc.want {
-			t.Errorf("image %q: imagePullPolicy %s, want %s", tc.image, got, tc.want)
+	// Twice, the second time in the other order: the policies are
+	// remembered, each for its own image.
+	for round := range 2 {
+		for i := range cases {
+			tc := cases[i]
+			if round == 1 {
+				tc = cases[len(cases)-1-i]
+			}
+			tmpl := &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: tc.image}}}}
+			if got := defaulting.PodTemplate(tmpl).Spec.Containers[0].ImagePullPolicy; got != tc.want {
+				t.Errorf("round %d: image %q: imagePullPolicy %s, want %s", round, tc.image, got, tc.want)
+			}
 		}
 	}
 }

@@ -207,20 +207,27 @@ type Blocker struct {
 // Explain diagnoses every Deployment of s at o.Now. s is not modified.
 func Explain(s *snapshot.Snapshot, o Options) *Report {
 	r := &Report{Now: o.Now, NowFrom: NowGiven, Deployments: []Deployment{}}
-	if r.Now.IsZero() {
-		r.Now, r.NowFrom = s.Latest(), NowLatest
-		if r.Now.IsZero() {
-			r.NowFrom = NowUnknown
-		}
-	}
-	r.Now = r.Now.UTC()
 	if len(s.Ignored) > 0 {
 		r.Ignored = s.Ignored
 	}
 	r.OtherNamespaces = s.OtherNamespaces
 	r.Notes = s.Notes
-	sx := newSelectorIndex(s)
+	// The instant, the selector index and the grouping read the snapshot
+	// alone: all at once.
+	var sx *selectorIndex
+	var index sync.WaitGroup
+	index.Go(func() {
+		if r.Now.IsZero() {
+			r.Now, r.NowFrom = s.Latest(), NowLatest
+			if r.Now.IsZero() {
+				r.NowFrom = NowUnknown
+			}
+		}
+		r.Now = r.Now.UTC()
+		sx = newSelectorIndex(s)
+	})
 	ros := s.Rollouts()
+	index.Wait()
 	r.Deployments = make([]Deployment, len(ros))
 	// Each Deployment is explained from the snapshot and the index alone,
 	// which nothing writes: on every core, each in its place.

@@ -2,8 +2,11 @@ package diagnose
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -34,11 +37,33 @@ func (r *Report) Text() string {
 	if len(r.Deployments) == 0 {
 		b.WriteString("no deployments\n")
 	}
-	for i := range r.Deployments {
+	for _, t := range r.deploymentTexts() {
 		b.WriteString("\n")
-		r.Deployments[i].text(&b)
+		b.WriteString(t)
 	}
 	return b.String()
+}
+
+// deploymentTexts renders each Deployment's text, on every core when
+// there are many (each from its own diagnosis alone).
+func (r *Report) deploymentTexts() []string {
+	out := make([]string, len(r.Deployments))
+	render := func(i int) {
+		var b strings.Builder
+		r.Deployments[i].text(&b)
+		out[i] = b.String()
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(out)/64, 1)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(out); i = int(next.Add(1) - 1) {
+				render(i)
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 func (d *Deployment) text(b *strings.Builder) {

@@ -1,9 +1,11 @@
 package snapshot
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/deploymath/deploymath/rollout"
 	"github.com/deploymath/deploymath/rollout/defaulting"
@@ -142,47 +144,59 @@ var parallelItems = 256
 // header of each item and decodes those that object would decode as they
 // are (a kind read in its served version, with a name, in the namespace
 // kept), on every core; nil, nil for a smaller List. kind and version are
-// a typed list's; srcOf gives where item i starts.
-func (b *builder) decodeItems(items [][]byte, tops []*kubeyaml.Top, kind, version string, srcOf func(int) Source) ([]itemHeader, []*decoded) {
+// a typed list's; srcOf gives where item i starts. With check, it also
+// checks that every item is valid JSON (the decoder checks an item it
+// decodes; json.Valid the others, and those whose decoding failed): valid
+// is false when one is not (always true without check).
+func (b *builder) decodeItems(items [][]byte, tops []*kubeyaml.Top, kind, version string, srcOf func(int) Source, check bool) (heads []itemHeader, pre []*decoded, valid bool) {
 	if len(items) < parallelItems {
-		return nil, nil
+		return nil, nil, true
 	}
-	heads := make([]itemHeader, len(items))
-	pre := make([]*decoded, len(items))
+	heads = make([]itemHeader, len(items))
+	pre = make([]*decoded, len(items))
+	var invalid atomic.Bool
 	parallel(len(items), func(i int) {
-		ih := &heads[i]
-		if i < len(tops) && headerOf(tops[i], &ih.h) {
-			ih.ok = true
-		} else {
-			ih.ok = readHeader(items[i], &ih.h) == nil
+		pre[i] = b.decodeItem(items[i], &heads[i], tops, i, kind, version, srcOf)
+		if check && (pre[i] == nil || pre[i].err != nil) && !json.Valid(items[i]) {
+			invalid.Store(true)
 		}
-		if !ih.ok {
-			return
-		}
-		h := ih.h // object completes its own copy
-		if h.Kind == "" {
-			h.Kind = kind
-		}
-		if h.APIVersion == "" && h.Kind == kind {
-			h.APIVersion = version
-		}
-		want, known := kinds[h.Kind]
-		if !known || h.APIVersion != want || h.Metadata == nil || h.name() == "" {
-			return
-		}
-		ref := Ref{Kind: h.Kind, Namespace: h.namespace(), Name: h.name()}
-		if h.Kind != "Node" && ref.Namespace == "" {
-			ref.Namespace = b.opts.Namespace
-			if ref.Namespace == "" {
-				ref.Namespace = metav1.NamespaceDefault
-			}
-		}
-		if h.Kind != "Node" && b.opts.Namespace != "" && ref.Namespace != b.opts.Namespace {
-			return
-		}
-		pre[i] = decodeObject(items[i], srcOf(i), ref)
 	})
-	return heads, pre
+	return heads, pre, !invalid.Load()
+}
+
+// decodeItem is decodeItems' work on item i: its header into ih, and the
+// object decoded when object would decode it as it is (nil otherwise).
+func (b *builder) decodeItem(item []byte, ih *itemHeader, tops []*kubeyaml.Top, i int, kind, version string, srcOf func(int) Source) *decoded {
+	if i < len(tops) && headerOf(tops[i], &ih.h) {
+		ih.ok = true
+	} else {
+		ih.ok = readHeader(item, &ih.h) == nil
+	}
+	if !ih.ok {
+		return nil
+	}
+	h := ih.h // object completes its own copy
+	if h.Kind == "" {
+		h.Kind = kind
+	}
+	if h.APIVersion == "" && h.Kind == kind {
+		h.APIVersion = version
+	}
+	want, known := kinds[h.Kind]
+	if !known || h.APIVersion != want || h.Metadata == nil || h.name() == "" {
+		return nil
+	}
+	ref := Ref{Kind: h.Kind, Namespace: h.namespace(), Name: h.name()}
+	if h.Kind != "Node" && ref.Namespace == "" {
+		ref.Namespace = b.opts.Namespace
+		if ref.Namespace == "" {
+			ref.Namespace = metav1.NamespaceDefault
+		}
+	}
+	if h.Kind != "Node" && b.opts.Namespace != "" && ref.Namespace != b.opts.Namespace {
+		return nil
+	}
+	return decodeObject(item, srcOf(i), ref)
 }
 
 // parallel calls f(i) for every i in [0, n), on every core, and returns

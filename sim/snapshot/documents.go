@@ -26,6 +26,9 @@ type document struct {
 	// items, when not nil, are the List's items converted one by one
 	// (json then holds the rest of the List, items null).
 	items [][]byte
+	// unchecked is true when whether each item is valid JSON is left to
+	// the reading of the items (see jsonList).
+	unchecked bool
 	// tops are, for each item (or, with one entry, for the document),
 	// what kubeyaml read of its top-level fields; nil when not read so.
 	tops []*kubeyaml.Top

@@ -79,7 +79,7 @@ func splitDocument(raw []byte, off, end int, lines *lineCounter) document {
 func listItems(obj []byte, base int, lines *lineCounter) (itemLines []int, items [][]byte, rest []byte) {
 	var span [2]int // of the items array
 	found := false
-	ms, _ := members(obj)
+	ms, _ := members(obj, nil)
 	for _, m := range ms {
 		key := obj[m[0]:m[1]]
 		var k string
@@ -114,9 +114,10 @@ func listItems(obj []byte, base int, lines *lineCounter) (itemLines []int, items
 
 // members returns, for obj, a valid JSON object, each member's key (with
 // its quotes) and value as offsets: key start, key end, value start,
-// value end. ok is false when obj turns out not to be an object as a
-// valid one is written.
-func members(obj []byte) (out [][4]int, ok bool) {
+// value end, appended to out (a caller's buffer, so that reading the
+// header of every item of a large List allocates nothing). ok is false
+// when obj turns out not to be an object as a valid one is written.
+func members(obj []byte, out [][4]int) (_ [][4]int, ok bool) {
 	if len(obj) == 0 || obj[0] != '{' {
 		return nil, false
 	}
@@ -168,34 +169,43 @@ func elements(data []byte, at int) [][2]int {
 // by json.Valid, or is part of a value that is), or -1 when the input
 // ends first.
 func valueEnd(data []byte, i int) int {
+	end, _ := valueEndDepth(data, i)
+	return end
+}
+
+// valueEndDepth is valueEnd, with how deep the value's brackets nest (0
+// for a string, number or literal, 1 for a flat object).
+func valueEndDepth(data []byte, i int) (end, deepest int) {
 	switch data[i] {
 	case '"':
-		return stringEnd(data, i)
+		return stringEnd(data, i), 0
 	case '{', '[':
 	default: // a number, true, false or null
 		for i < len(data) && !strings.ContainsRune(",]} \t\r\n", rune(data[i])) {
 			i++
 		}
-		return i
+		return i, 0
 	}
 	depth := 0
 	for i < len(data) {
 		switch data[i] {
 		case '"':
 			if i = stringEnd(data, i); i < 0 {
-				return -1
+				return -1, deepest
 			}
 			continue
 		case '{', '[':
-			depth++
+			if depth++; depth > deepest {
+				deepest = depth
+			}
 		case '}', ']':
 			if depth--; depth == 0 {
-				return i + 1
+				return i + 1, deepest
 			}
 		}
 		i++
 	}
-	return -1
+	return -1, deepest
 }
 
 // stringEnd returns the offset just past the JSON string that starts at

@@ -66,7 +66,8 @@ func headerOf(top *kubeyaml.Top, h *header) bool {
 // anything that is not a plain object, and keys with escapes or other
 // than ASCII letters, are left to json.Unmarshal.
 func readHeader(raw []byte, h *header) error {
-	ms, ok := members(raw)
+	var buf [8][4]int
+	ms, ok := members(raw, buf[:0])
 	if !ok {
 		return json.Unmarshal(raw, h)
 	}
@@ -81,8 +82,14 @@ func readHeader(raw []byte, h *header) error {
 		var to any
 		switch {
 		case bytes.EqualFold(key, []byte("apiVersion")):
+			if plainString(v, &h.APIVersion) {
+				continue
+			}
 			to = &h.APIVersion
 		case bytes.EqualFold(key, []byte("kind")):
+			if plainString(v, &h.Kind) {
+				continue
+			}
 			to = &h.Kind
 		case bytes.EqualFold(key, []byte("metadata")):
 			if readMetadata(v, h) {
@@ -107,7 +114,8 @@ func readHeader(raw []byte, h *header) error {
 // managed fields, are not read). False, with h unchanged, for anything
 // else, left to json.Unmarshal.
 func readMetadata(v []byte, h *header) bool {
-	ms, ok := members(v)
+	var buf [8][4]int
+	ms, ok := members(v, buf[:0])
 	if !ok {
 		return false
 	}
@@ -127,11 +135,9 @@ func readMetadata(v []byte, h *header) bool {
 		default:
 			continue
 		}
-		s := v[m[2]:m[3]]
-		if len(s) < 2 || s[0] != '"' || bytes.IndexByte(s, '\\') >= 0 {
+		if !plainString(v[m[2]:m[3]], to) {
 			return false // null, another type, escapes: json.Unmarshal's
 		}
-		*to = string(s[1 : len(s)-1])
 	}
 	if h.Metadata == nil {
 		h.Metadata = &struct {
@@ -145,6 +151,17 @@ func readMetadata(v []byte, h *header) bool {
 	if namespace != nil {
 		h.Metadata.Namespace = *namespace
 	}
+	return true
+}
+
+// plainString is json.Unmarshal(v, to) for v, a JSON string without
+// escapes: it sets *to to its text. False, with *to unchanged, for
+// anything else.
+func plainString(v []byte, to *string) bool {
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
+		return false
+	}
+	*to = string(v[1 : len(v)-1])
 	return true
 }
 
@@ -200,7 +217,7 @@ func (b *builder) document(d document) error {
 			for i := range items {
 				raw[i] = items[i]
 			}
-			return b.listItems(src, &header{APIVersion: "v1", Kind: "List"}, raw, d.itemLines, nil)
+			return b.listItems(src, &header{APIVersion: "v1", Kind: "List"}, raw, d.itemLines, nil, false)
 		}
 		if errors.As(err, &te) && te.Field == "" {
 			return errorAt(src, nil, errNotObject)
@@ -211,7 +228,7 @@ func (b *builder) document(d document) error {
 		return errorAt(src, nil, truncatedList(d.lastLine))
 	}
 	if d.items != nil && (h.Kind == "List" || strings.HasSuffix(h.Kind, "List")) {
-		return b.listItems(src, &h, d.items, d.itemLines, d.tops)
+		return b.listItems(src, &h, d.items, d.itemLines, d.tops, d.unchecked)
 	}
 	if h.Kind == "List" || strings.HasSuffix(h.Kind, "List") && h.Items != nil {
 		return b.list(src, &h, d.itemLines)
@@ -230,7 +247,7 @@ func (b *builder) list(src Source, h *header, itemLines []int) error {
 	for i := range items {
 		raw[i] = items[i]
 	}
-	return b.listItems(src, h, raw, itemLines, nil)
+	return b.listItems(src, h, raw, itemLines, nil, false)
 }
 
 // listItems reads the items of a List; tops, when not nil, hold what
@@ -238,10 +255,10 @@ func (b *builder) list(src Source, h *header, itemLines []int) error {
 // not convert). A large List's items are decoded on every core first
 // (decodeItems); then, one by one in order, checked and added, so that
 // the result and the first error are those of a reading in order.
-func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []int, tops []*kubeyaml.Top) error {
-	if h.Kind == "List" && h.APIVersion != "v1" {
-		return errorAt(src, nil, fmt.Errorf("apiVersion: List of apiVersion %q: want v1", h.APIVersion))
-	}
+// unchecked says the items are not known to be valid JSON (see jsonList):
+// decodeItems checks them, and listItems returns errUnchecked, having
+// added nothing, when one is not.
+func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []int, tops []*kubeyaml.Top, unchecked bool) error {
 	if len(itemLines) != len(items) {
 		itemLines = nil
 	}
@@ -256,7 +273,15 @@ func (b *builder) listItems(src Source, h *header, items [][]byte, itemLines []i
 		}
 		return isrc
 	}
-	heads, pre := b.decodeItems(items, tops, kind, version, srcOf)
+	// Decoding adds nothing, so that it can come before the List's own
+	// check, after which the input is known to be valid JSON.
+	heads, pre, valid := b.decodeItems(items, tops, kind, version, srcOf, unchecked)
+	if !valid {
+		return errUnchecked
+	}
+	if h.Kind == "List" && h.APIVersion != "v1" {
+		return errorAt(src, nil, fmt.Errorf("apiVersion: List of apiVersion %q: want v1", h.APIVersion))
+	}
 	for i, raw := range items {
 		isrc := srcOf(i)
 		var ih header

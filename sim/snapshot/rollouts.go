@@ -92,8 +92,11 @@ func ownerKey(uid, name string) string {
 	return "name:" + name
 }
 
-func (s *Snapshot) namespaces() map[string]*namespaceIndex {
-	idx := map[string]*namespaceIndex{}
+// namespaces are the namespaceIndex of each namespace, by name.
+type namespaces map[string]*namespaceIndex
+
+func (s *Snapshot) namespaces() namespaces {
+	idx := namespaces{}
 	ns := func(name string) *namespaceIndex {
 		x := idx[name]
 		if x == nil {
@@ -142,42 +145,53 @@ const maxRSNamePrefix = validation.DNS1123SubdomainMaxLength - 1 - 10
 // [Snapshot].Deployments (namespace, then name).
 func (s *Snapshot) Rollouts() []Rollout {
 	idx := s.namespaces()
-	out := make([]Rollout, 0, len(s.Deployments))
-	empty := &namespaceIndex{}
-	for _, d := range s.Deployments {
-		x := idx[d.Namespace]
-		if x == nil {
-			x = empty
+	out := make([]Rollout, len(s.Deployments))
+	// Each Rollout reads the index alone, which nothing writes: those of
+	// many Deployments are grouped on every core.
+	group := func(i int) { out[i] = idx.rollout(s.Deployments[i]) }
+	if len(out) >= parallelItems {
+		parallel(len(out), group)
+	} else {
+		for i := range out {
+			group(i)
 		}
-		r := Rollout{Deployment: d, NamespaceReplicaSets: x.rss, NamespacePods: x.pods}
-		owned := x.owned[ownerKey(string(d.UID), d.Name)]
-		for _, rs := range owned {
-			if Claims(d, rs) {
-				r.ReplicaSets = append(r.ReplicaSets, rs)
-			}
-		}
-		for _, rs := range x.orphans {
-			if Claims(d, rs) {
-				r.ReplicaSets = append(r.ReplicaSets, rs)
-			}
-		}
-		slices.SortFunc(r.ReplicaSets, oldestFirst)
-		var podAt []int
-		for _, rs := range r.ReplicaSets {
-			for _, i := range x.podsOf[rs.Name] {
-				if ref := metav1.GetControllerOfNoCopy(x.pods[i]); ref.UID == rs.UID {
-					podAt = append(podAt, i)
-				}
-			}
-		}
-		slices.Sort(podAt)
-		for _, i := range podAt {
-			r.Pods = append(r.Pods, x.pods[i])
-		}
-		r.planRSs, r.planPods = x.planInput(d)
-		out = append(out, r)
 	}
 	return out
+}
+
+// rollout is the Rollout of d.
+func (idx namespaces) rollout(d *appsv1.Deployment) Rollout {
+	x := idx[d.Namespace]
+	if x == nil {
+		x = &namespaceIndex{}
+	}
+	r := Rollout{Deployment: d, NamespaceReplicaSets: x.rss, NamespacePods: x.pods}
+	owned := x.owned[ownerKey(string(d.UID), d.Name)]
+	for _, rs := range owned {
+		if Claims(d, rs) {
+			r.ReplicaSets = append(r.ReplicaSets, rs)
+		}
+	}
+	for _, rs := range x.orphans {
+		if Claims(d, rs) {
+			r.ReplicaSets = append(r.ReplicaSets, rs)
+		}
+	}
+	slices.SortFunc(r.ReplicaSets, oldestFirst)
+	var podAt []int
+	for _, rs := range r.ReplicaSets {
+		for _, i := range x.podsOf[rs.Name] {
+			if ref := metav1.GetControllerOfNoCopy(x.pods[i]); ref.UID == rs.UID {
+				podAt = append(podAt, i)
+			}
+		}
+	}
+	slices.Sort(podAt)
+	for _, i := range podAt {
+		r.Pods = append(r.Pods, x.pods[i])
+	}
+	r.planRSs, r.planPods = x.planInput(d)
+	return r
 }
 
 // planInput is what Input gives the planner for d (see Input).

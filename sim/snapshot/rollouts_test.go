@@ -106,13 +106,19 @@ func drawNamespace(t *rapid.T) *Snapshot {
 // TestRolloutsAsScans checks Rollouts and Input, which use indexes,
 // against their definitions written as scans of the whole namespace: the
 // same ReplicaSets and pods per Deployment, and the same plan as with
-// every ReplicaSet and pod of the namespace.
+// every ReplicaSet and pod of the namespace; the Deployments grouped one
+// by one or on every core (as from parallelItems Deployments).
 func TestRolloutsAsScans(t *testing.T) {
+	defer func(n int) { parallelItems = n }(parallelItems)
 	rapid.Check(t, func(t *rapid.T) {
 		s := drawNamespace(t)
+		parallelItems = rapid.SampledFrom([]int{1, 1 << 30}).Draw(t, "parallelItems")
 		now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-		for _, r := range s.Rollouts() {
+		for i, r := range s.Rollouts() {
 			d := r.Deployment
+			if d != s.Deployments[i] {
+				t.Fatalf("Rollout %d is of %s, want %s", i, d.Name, s.Deployments[i].Name)
+			}
 			var rss []*appsv1.ReplicaSet
 			for _, rs := range s.ReplicaSets {
 				if Claims(d, rs) {

@@ -136,13 +136,29 @@ func Parse(data []byte, name string, o Options) (*Snapshot, error) {
 	if line, col, c := yamlline.InvalidUTF8(data); line > 0 {
 		return nil, fmt.Errorf("%s: line %d: byte 0x%02x at column %d is not UTF-8: kubectl prints UTF-8 text", name, line, c, col)
 	}
+	isJSON := false
+	if t := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		isJSON = true
+		if d, ok := jsonList(data); ok {
+			// A whole cluster's List, its items checked as they are
+			// decoded; read as any other input when one is not valid.
+			b := newBuilder(name, o, len(d.items))
+			if err := b.document(d); !errors.Is(err, errUnchecked) {
+				if err != nil {
+					return nil, err
+				}
+				b.snap.sort()
+				return b.snap, nil
+			}
+		}
+	}
 	if line, col := inputlimit.Nesting(data); line > 0 {
 		return nil, fmt.Errorf("%s: line %d: [ and { nested more than %d deep at column %d (inputlimit.MaxNesting)", name, line, inputlimit.MaxNesting, col)
 	}
-	b := &builder{file: name, opts: o, snap: &Snapshot{Ignored: map[string]int{}, sources: map[Ref]Source{}}}
+	b := newBuilder(name, o, 0)
 	var docs []document
 	var err error
-	if t := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+	if isJSON {
 		docs, err = jsonDocuments(data)
 	} else {
 		b.lines = strings.SplitAfter(string(data), "\n")
@@ -158,6 +174,12 @@ func Parse(data []byte, name string, o Options) (*Snapshot, error) {
 	}
 	b.snap.sort()
 	return b.snap, nil
+}
+
+// newBuilder is the builder of the input name, read with o, for about
+// objects objects.
+func newBuilder(name string, o Options, objects int) *builder {
+	return &builder{file: name, opts: o, snap: &Snapshot{Ignored: map[string]int{}, sources: make(map[Ref]Source, objects)}}
 }
 
 func byNamespaceName[T metav1.Object](a, b T) int {

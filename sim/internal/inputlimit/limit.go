@@ -7,6 +7,7 @@
 package inputlimit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -109,10 +110,13 @@ func Read(r io.Reader, input string, size int64, k Kind) ([]byte, error) {
 	if size > k.Max {
 		return nil, &Error{Input: input, Kind: k, Size: size}
 	}
-	data, err := io.ReadAll(io.LimitReader(r, k.Max+1))
-	if err != nil {
+	// Read into a buffer of the size given, when one is: reading a large
+	// file into a growing one copies it several times.
+	buf := bytes.NewBuffer(make([]byte, 0, max(size, 0)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(r, k.Max+1)); err != nil {
 		return nil, fmt.Errorf("%s: %w", input, err)
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > k.Max {
 		return nil, &Error{Input: input, Kind: k, Size: size}
 	}
