@@ -195,7 +195,7 @@ func (p *planner) mut() *appsv1.Deployment {
 }
 
 func (p *planner) sync() error {
-	rsList, err := p.claimReplicaSets()
+	rsList, err := p.claimRemembered()
 	if err != nil {
 		return err
 	}
