@@ -5,26 +5,13 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/deploymath/deploymath/revision"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// A Planner remembers, per Deployment, what its spec gives (validation,
-// selector, parameters, fenceposts: valid for the same object and
-// generation), and what the look-up of the new ReplicaSet found at the last
-// plan: the claimed ReplicaSets in creation order, which of them matches
-// the pod template, whether the new one's revision annotations were in
-// sync, and each one's desired-replicas annotation. The next plan of the
-// same Deployment object reuses it when nothing it was derived from can
-// have changed: the same Deployment object with the same generation and
-// annotations map, and the same claimed ReplicaSet objects, in the same
-// order, with the same generations and annotations maps. This is the API
-// server's contract (a spec change bumps the generation; metadata changes
-// come as new objects or new maps), which Planner callers keep (see
-// [Planner]): nothing is compared by value, so a sync whose inputs are
-// unchanged skips the template comparisons, the sort and the annotation
-// parsing.
+// A Planner remembers, per Deployment, what its spec gives and what the
+// look-up of the new ReplicaSet and the claim found (lookupmemo.go), and
+// the last plan's quiet inputs (below).
 
 // maxMemos bounds the remembered Deployments; beyond it the memory is
 // dropped and rebuilt.
@@ -49,26 +36,26 @@ type memo struct {
 	gen int64
 	in  []memoRS // the claimed ReplicaSets, in the snapshot's order
 	// sorted is the claimed list sorted by creation; desired holds each
-	// one's desired-replicas annotation (value, present and valid).
+	// one's desired-replicas annotation (value, present and valid), and
+	// match whether its template is the Deployment's.
 	sorted  []*appsv1.ReplicaSet
 	desired []memoDesired
+	match   []matchState
 	// existing is the new ReplicaSet (nil: none).
 	existing *appsv1.ReplicaSet
 	// revOK: the revision sync of existing found nothing to write, with
 	// the Deployment's annotations map dAnn.
 	revOK bool
 	dAnn  unsafe.Pointer
-}
 
-type memoRS struct {
-	rs  *appsv1.ReplicaSet
-	gen int64
-	ann unsafe.Pointer
-}
-
-type memoDesired struct {
-	v  int32
-	ok bool
+	// The last claim, when claimOK (it wrote nothing): the Deployment's
+	// generation and deletion timestamp, what it read of the snapshot's
+	// ReplicaSets, and what it claimed.
+	claimOK      bool
+	claimGen     int64
+	claimDeleted *metav1.Time
+	claimIn      []claimRS
+	claimed      []*appsv1.ReplicaSet
 }
 
 // mapID is the identity of a map (nil for a nil map): the pointer a map
@@ -105,73 +92,6 @@ func (p *planner) specMemo(d *appsv1.Deployment) *memo {
 		return m
 	}
 	return nil
-}
-
-// lookUpMemo sorts p.rsList and finds the new ReplicaSet from the Planner's
-// memo when it is still valid, and reports whether it did; otherwise remember
-// fills p.memo (when there is one) after the look-up.
-func (p *planner) lookUpMemo() bool {
-	m := p.memo
-	if m == nil {
-		return false
-	}
-	d := p.w.snap.Deployment
-	if m.gen != d.Generation || len(m.in) != len(p.rsList) {
-		return false
-	}
-	for i, rs := range p.rsList {
-		e := &m.in[i]
-		if e.rs != rs || e.gen != rs.Generation || e.ann != mapID(rs.Annotations) {
-			return false
-		}
-	}
-	copy(p.rsList, m.sorted)
-	p.existing = m.existing
-	p.memoValid = true
-	return true
-}
-
-// remember records the look-up just made (p.rsList still in the
-// snapshot's order in in).
-func (p *planner) remember(in []*appsv1.ReplicaSet) {
-	m := p.memo
-	if m == nil {
-		return
-	}
-	m.gen = p.w.snap.Deployment.Generation
-	m.in = m.in[:0]
-	for _, rs := range in {
-		m.in = append(m.in, memoRS{rs: rs, gen: rs.Generation, ann: mapID(rs.Annotations)})
-	}
-	m.sorted = append(m.sorted[:0], p.rsList...)
-	m.desired = m.desired[:0]
-	for _, rs := range p.rsList {
-		v, ok := revision.DesiredReplicas(rs)
-		m.desired = append(m.desired, memoDesired{v, ok})
-	}
-	m.existing = p.existing
-	m.revOK, m.dAnn = false, nil
-	p.memoValid = true
-}
-
-// desiredReplicas is revision.DesiredReplicas(rs), from the memo when rs
-// is one of the remembered ReplicaSets.
-func (p *planner) desiredReplicas(rs *appsv1.ReplicaSet) (int32, bool) {
-	if p.memoValid {
-		for i, s := range p.memo.sorted {
-			if s == rs {
-				d := p.memo.desired[i]
-				return d.v, d.ok
-			}
-		}
-	}
-	return revision.DesiredReplicas(rs)
-}
-
-// revisionInSync reports whether the memo says that the revision sync of
-// existing finds nothing to write for the Deployment d.
-func (p *planner) revisionInSync(existing *appsv1.ReplicaSet, d *appsv1.Deployment) bool {
-	return p.memoValid && p.memo.revOK && p.memo.existing == existing && p.memo.dAnn == mapID(d.Annotations)
 }
 
 // A Planner also remembers, per Deployment object, a plan whose only write

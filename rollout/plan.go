@@ -59,8 +59,10 @@ func plan(s Snapshot, o Options, reuse *Planner) (*Result, error) {
 
 	// A selector that selects everything is refused before anything else,
 	// even before validation: upstream only records observedGeneration.
+	// (A memo whose spec is this generation's passed this test: the
+	// selector is not read again, a cache miss saved.)
 	d := s.Deployment
-	if selectsEverything(d.Spec.Selector) {
+	if !(m != nil && m.specOK && m.specGen == d.Generation) && selectsEverything(d.Spec.Selector) {
 		w.warning("SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
 		if d.Status.ObservedGeneration < d.Generation {
 			d = w.cloneDeployment(d)
@@ -195,7 +197,7 @@ func (p *planner) mut() *appsv1.Deployment {
 }
 
 func (p *planner) sync() error {
-	rsList, err := p.claimReplicaSets()
+	rsList, err := p.claimRemembered()
 	if err != nil {
 		return err
 	}

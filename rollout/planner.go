@@ -18,12 +18,19 @@ import appsv1 "k8s.io/api/apps/v1"
 // (that it passed validation, its selector, its parameters and resolved
 // maxSurge and maxUnavailable), reused at the next plan of the same object
 // with the same generation, and what the look-up of the new ReplicaSet
-// found (the claimed ReplicaSets in creation order, the one whose template
-// matches, whether its revision annotations were in sync, each one's
+// found (the claimed ReplicaSets in creation order, which templates match,
+// whether the new one's revision annotations were in sync, each one's
 // desired-replicas annotation), reused at the next plan of the same
-// Deployment object when the Deployment has the same generation and
-// annotations map and the claimed ReplicaSets are the same objects, in the
-// same order, with the same generations and annotations maps.
+// Deployment object when the Deployment has the same generation and the
+// claimed ReplicaSets are the same objects, in the same order: a
+// ReplicaSet with a new generation has its template compared again, one
+// with a new annotations map its annotations read again, and the revision
+// sync is trusted only when the Deployment's annotations map, every
+// ReplicaSet's and the new ReplicaSet are the same. A claim of the
+// ReplicaSets that wrote nothing is remembered too, with what it read
+// (the Deployment's generation and deletion timestamp, each ReplicaSet's
+// identity, labels map, owner references and deletion timestamp), and
+// reused when those are the same.
 //
 // And when a plan's only write is the Deployment's status, it remembers
 // what that plan read (the options, the instant, the Deployment's

@@ -177,6 +177,13 @@ type depState struct {
 	belowSince, belowFor                      time.Duration
 	// shown is its state as the trace last showed it (nil: never)
 	shown *DeploymentRow
+	// spec and specGen are the Deployment object and generation that
+	// specFloor and specCeil were computed for: the engine replaces a
+	// stored Deployment whose spec changes (its status is written in
+	// place), so they hold until the object or its generation changes.
+	spec                *appsv1.Deployment
+	specGen             int64
+	specFloor, specCeil int32
 }
 
 func (m *metrics) init() {
@@ -228,11 +235,14 @@ func (m *metrics) refresh(s *Sim) {
 				}
 			}
 		}
-		floor := minAvailable(d)
-		ceil := replicas(d)
-		if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
-			ceil += maxSurge(d)
+		if ds.spec != d || ds.specGen != d.Generation {
+			ds.spec, ds.specGen = d, d.Generation
+			ds.specFloor, ds.specCeil = minAvailable(d), replicas(d)
+			if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+				ds.specCeil += maxSurge(d)
+			}
 		}
+		floor, ceil := ds.specFloor, ds.specCeil
 		below, incomplete := avail < floor, !s.deploymentComplete(d)
 		switch {
 		case !ds.known:

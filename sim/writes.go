@@ -80,7 +80,14 @@ func (s *Sim) scaleReplicaSet(obj *appsv1.ReplicaSet) error {
 	if s.checks != nil || s.delayed() || obj == nil {
 		return s.updateReplicaSet(obj, false)
 	}
-	st, done, err := s.st.ScaleReplicaSetInPlace(obj)
+	var st *cluster.ReplicaSet
+	var done bool
+	var err error
+	if rec := s.syncedRecord(obj); rec != nil {
+		st, done, err = s.st.ScaleRecordInPlace(rec, obj)
+	} else {
+		st, done, err = s.st.ScaleReplicaSetInPlace(obj)
+	}
 	if !done {
 		return s.updateReplicaSet(obj, false)
 	}
@@ -94,6 +101,31 @@ func (s *Sim) scaleReplicaSet(obj *appsv1.ReplicaSet) error {
 	s.rsStatusChanged(rs, st)
 	if s.hostObserves(kindReplicaSet) {
 		s.hostChanged(s.kinds.builtin[kindReplicaSet], rs, rs)
+	}
+	return nil
+}
+
+// syncedRecord returns the stored record of obj's namespace and name
+// when it is one the Deployment being synced read (a plan scales only
+// those), found in the sync's list of records instead of by key: nil
+// when it is not there (the caller then looks it up by key). A record is
+// the stored one of its key as long as its work-queue item points to it.
+func (s *Sim) syncedRecord(obj *appsv1.ReplicaSet) *cluster.ReplicaSet {
+	it := s.syncItem
+	if it == nil || it.X.NS == nil || obj.Namespace == "" {
+		return nil
+	}
+	recs := it.X.NS.Records
+	if len(recs) > s.smallNS {
+		recs = s.readBuf // readableBy's pick (a later sync's may be stale: checked below)
+	}
+	for _, st := range recs {
+		if o := st.Obj; o.Name == obj.Name && o.Namespace == obj.Namespace {
+			if st.Item.X.RS == st {
+				return st
+			}
+			return nil
+		}
 	}
 	return nil
 }

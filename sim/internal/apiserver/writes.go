@@ -99,11 +99,22 @@ func (s *Store[R]) UpdateReplicaSet(obj *appsv1.ReplicaSet, owned bool) (R, *app
 // answers NotFound for the first).
 func (s *Store[R]) ScaleReplicaSetInPlace(obj *appsv1.ReplicaSet) (R, bool, error) {
 	var zero R
-	ns := namespaced(obj.Namespace)
-	r, ok := s.ReplicaSets[s.Key(ns, obj.Name)]
-	if !ok || !sameOwners(obj, r.Object()) {
+	r, ok := s.ReplicaSets[s.Key(namespaced(obj.Namespace), obj.Name)]
+	if !ok {
 		return zero, false, nil
 	}
+	return s.ScaleRecordInPlace(r, obj)
+}
+
+// ScaleRecordInPlace is ScaleReplicaSetInPlace for a caller that has the
+// record r stored under obj's namespace and name at hand: the same write
+// without the look-up by key.
+func (s *Store[R]) ScaleRecordInPlace(r R, obj *appsv1.ReplicaSet) (R, bool, error) {
+	var zero R
+	if !sameOwners(obj, r.Object()) {
+		return zero, false, nil
+	}
+	ns := namespaced(obj.Namespace)
 	old := r.Object()
 	if stale(obj, old) {
 		return zero, true, Conflict("replicasets.apps", obj.Name)
