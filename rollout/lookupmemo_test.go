@@ -79,10 +79,7 @@ func editObjects(t *rapid.T, s *Snapshot) {
 		rs.Spec.Template.Spec.Containers[0].Image = img
 		rs.Generation++
 	case 4:
-		ann := map[string]string{}
-		for key, v := range rs.Annotations {
-			ann[key] = v
-		}
+		ann := editableCopy(rs.Annotations)
 		switch rapid.IntRange(0, 2).Draw(t, "rsAnnotation") {
 		case 0:
 			ann["deployment.kubernetes.io/desired-replicas"] = fmt.Sprint(rapid.IntRange(0, 20).Draw(t, "desired"))
@@ -91,14 +88,7 @@ func editObjects(t *rapid.T, s *Snapshot) {
 		}
 		rs.Annotations = ann
 	case 5:
-		lab := map[string]string{}
-		for key, v := range rs.Labels {
-			lab[key] = v
-		}
-		if rapid.Bool().Draw(t, "relabel") {
-			lab["app"] = "other"
-		}
-		rs.Labels = lab
+		rs.Labels = relabeled(t, rs.Labels)
 	case 6:
 		switch rapid.IntRange(0, 2).Draw(t, "owners") {
 		case 0:

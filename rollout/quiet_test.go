@@ -138,10 +138,7 @@ func evolve(t *rapid.T, s *Snapshot) bool {
 			d.Generation++
 			d.Spec.RevisionHistoryLimit = new(int32(rapid.IntRange(0, 3).Draw(t, "newHistoryLimit")))
 		case 5: // a new annotations map (metadata: no new generation)
-			ann := map[string]string{}
-			for k, v := range d.Annotations {
-				ann[k] = v
-			}
+			ann := editableCopy(d.Annotations)
 			switch rapid.IntRange(0, 2).Draw(t, "annotation") {
 			case 0:
 				ann["deprecated.deployment.rollback.to"] = fmt.Sprint(rapid.IntRange(0, 3).Draw(t, "rollbackTo"))
@@ -182,21 +179,11 @@ func evolve(t *rapid.T, s *Snapshot) bool {
 			rs.Spec.Replicas = new(int32(rapid.IntRange(0, 12).Draw(t, "rsReplicas")))
 			rs.Generation++
 		case 4:
-			ann := map[string]string{}
-			for k, v := range rs.Annotations {
-				ann[k] = v
-			}
+			ann := editableCopy(rs.Annotations)
 			ann["deployment.kubernetes.io/desired-replicas"] = fmt.Sprint(rapid.IntRange(0, 20).Draw(t, "rsDesired"))
 			rs.Annotations = ann
 		case 5:
-			lab := map[string]string{}
-			for k, v := range rs.Labels {
-				lab[k] = v
-			}
-			if rapid.Bool().Draw(t, "relabel") {
-				lab["app"] = "other"
-			}
-			rs.Labels = lab
+			rs.Labels = relabeled(t, rs.Labels)
 		case 6: // the same values
 		case 7: // a new object sharing the metadata maps, its spec changed
 			// without a new generation
@@ -414,4 +401,25 @@ func TestMapID(t *testing.T) {
 	if mapID(a) == mapID(b) || mapID(alias) != mapID(a) {
 		t.Error("mapID does not tell maps apart, or tells one map from itself")
 	}
+}
+
+// editableCopy is a copy of m that can be written to (a new map also when
+// m is nil), for a test to change an object's labels or annotations as a
+// new object would carry them.
+func editableCopy(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// relabeled is a copy of labels, its app label changed to "other" or not
+// as t draws.
+func relabeled(t *rapid.T, labels map[string]string) map[string]string {
+	lab := editableCopy(labels)
+	if rapid.Bool().Draw(t, "relabel") {
+		lab["app"] = "other"
+	}
+	return lab
 }
