@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/deploymath/deploymath/revision"
@@ -43,11 +44,13 @@ func HistoryToDelete(p *Params, old []ReplicaSet) (History, error) {
 	if p == nil {
 		return History{}, errNilParams
 	}
-	if p.RevisionHistoryLimit != nil && *p.RevisionHistoryLimit < 0 {
-		return History{}, fmt.Errorf("params: revisionHistoryLimit: invalid value %d: must be greater than or equal to 0", *p.RevisionHistoryLimit)
+	lp := p.RevisionHistoryLimit
+	if lp == nil || *lp == math.MaxInt32 {
+		return History{}, nil // no limit (see [Params.HasHistoryLimit])
 	}
-	if !p.HasHistoryLimit() {
-		return History{}, nil
+	limit := *lp
+	if limit < 0 {
+		return History{}, fmt.Errorf("params: revisionHistoryLimit: invalid value %d: must be greater than or equal to 0", limit)
 	}
 	n := 0
 	for i := range old {
@@ -55,7 +58,6 @@ func HistoryToDelete(p *Params, old []ReplicaSet) (History, error) {
 			n++
 		}
 	}
-	limit := *p.RevisionHistoryLimit
 	h := History{Limit: limit, Candidates: int32(n), Excess: int32(n) - limit}
 	if h.Excess <= 0 {
 		return h, nil

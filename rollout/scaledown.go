@@ -47,11 +47,8 @@ func (b Budget) String() string {
 // the int32 range wraps [ErrOverflow] (the Budget then holds upstream's
 // wrapped numbers).
 func MaxScaledDown(p *Params, all []ReplicaSet, newRS int) (Budget, error) {
-	if p == nil || p.Replicas < 0 {
-		return Budget{}, checkParams(p)
-	}
-	if newRS < 0 || newRS >= len(all) {
-		return Budget{}, fmt.Errorf("newRS: index %d out of range [0, %d)", newRS, len(all))
+	if p == nil || p.Replicas < 0 || uint(newRS) >= uint(len(all)) {
+		return Budget{}, badArgs(p, all, newRS)
 	}
 	var total int64
 	var sign int32 // the sizes' sign bits together
@@ -60,15 +57,31 @@ func MaxScaledDown(p *Params, all []ReplicaSet, newRS int) (Budget, error) {
 		total += int64(r)
 		sign |= r
 	}
+	nrs := &all[newRS]
+	if sign >= 0 && total == int64(nrs.Replicas) && uint32(nrs.AvailableReplicas) <= uint32(nrs.Replicas) {
+		// No old pods and 0 ≤ available ≤ size, so nothing wraps:
+		// upstream returns before the budget and the fenceposts.
+		return Budget{AllPods: nrs.Replicas, NewUnavailable: nrs.Replicas - nrs.AvailableReplicas}, nil
+	}
+	return maxScaledDown(p, all, nrs, total, sign)
+}
+
+// badArgs is the error of a nil or negative p, or a position newRS outside
+// all.
+func badArgs(p *Params, all []ReplicaSet, newRS int) error {
+	if err := checkParams(p); err != nil {
+		return err
+	}
+	return fmt.Errorf("newRS: index %d out of range [0, %d)", newRS, len(all))
+}
+
+// maxScaledDown is MaxScaledDown past its arguments' checks, with the
+// sizes' exact total and their sign bits together.
+func maxScaledDown(p *Params, all []ReplicaSet, nrs *ReplicaSet, total int64, sign int32) (Budget, error) {
 	if sign < 0 {
 		return Budget{}, checkReplicaSets("all", all)
 	}
-	nrs, sum := &all[newRS], fitSum(total)
-	if sum.v == nrs.Replicas && !sum.overflow && nrs.Replicas >= nrs.AvailableReplicas && nrs.AvailableReplicas >= 0 {
-		// No old pods, nothing wraps: upstream returns before the budget
-		// and before resolving the fenceposts.
-		return Budget{AllPods: sum.v, NewUnavailable: nrs.Replicas - nrs.AvailableReplicas}, nil
-	}
+	sum := fitSum(total)
 	// Upstream returns before resolving the fenceposts when there are no
 	// old pods (their sizes add up to 0 in int32); so does this.
 	var minAvailable int32
