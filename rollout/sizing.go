@@ -104,10 +104,8 @@ func NewRSNewReplicas(p *Params, all []ReplicaSet, newRS int) (Sizing, error) {
 		}
 	}
 	was := all[newRS].Replicas
-	if maxTotal := int64(p.Replicas) + int64(surge); surge >= 0 && maxTotal <= math.MaxInt32 && total <= math.MaxInt32 {
-		// sizeRolling's reckoning, written out so that the result stays in
-		// registers.
-		return Sizing{Size: grow(was, p.Replicas, total, maxTotal), Replicas: p.Replicas, MaxSurge: surge, MaxTotal: int32(maxTotal), Total: int32(total), Was: was}, nil
+	if s, ok := plainSizing(p, surge, total, was); ok {
+		return s, nil
 	}
 	var s Sizing
 	if newRSSize(&s, p, surge, fitSum(total), was) {
@@ -123,20 +121,27 @@ func NewRSNewReplicas(p *Params, all []ReplicaSet, newRS int) (Sizing, error) {
 // missing pods do) the size is reckoned here, at most Replicas; else by
 // newRSSize.
 func sizeRolling(s *Sizing, p *Params, surge int32, total int64, was int32) bool {
-	if maxTotal := int64(p.Replicas) + int64(surge); surge >= 0 && maxTotal <= math.MaxInt32 && total <= math.MaxInt32 {
-		*s = Sizing{Size: grow(was, p.Replicas, total, maxTotal), Replicas: p.Replicas, MaxSurge: surge, MaxTotal: int32(maxTotal), Total: int32(total), Was: was}
+	if plain, ok := plainSizing(p, surge, total, was); ok {
+		*s = plain
 		return false
 	}
 	return newRSSize(s, p, surge, fitSum(total), was)
 }
 
-// grow is the new ReplicaSet's size when nothing wraps around: was plus
-// the room under maxTotal, at most the pods missing to replicas.
-func grow(was, replicas int32, total, maxTotal int64) int32 {
-	if total < maxTotal {
-		return was + min(int32(maxTotal-total), replicas-was)
+// plainSizing is the Sizing when nothing can wrap around, and whether
+// nothing can: was plus the room under Replicas + maxSurge, at most the
+// pods missing to Replicas. Small enough to be inlined, so that
+// NewRSNewReplicas returns it in registers.
+func plainSizing(p *Params, surge int32, total int64, was int32) (Sizing, bool) {
+	maxTotal := int64(p.Replicas) + int64(surge)
+	if surge < 0 || maxTotal > math.MaxInt32 || total > math.MaxInt32 {
+		return Sizing{}, false
 	}
-	return was
+	size := was
+	if total < maxTotal {
+		size += min(int32(maxTotal-total), p.Replicas-was)
+	}
+	return Sizing{Size: size, Replicas: p.Replicas, MaxSurge: surge, MaxTotal: int32(maxTotal), Total: int32(total), Was: was}, true
 }
 
 // newRSSize is NewRSNewReplicas for a total the caller summed (in int32,
