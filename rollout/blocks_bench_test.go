@@ -40,7 +40,7 @@ func BenchmarkBlocks(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				bu, _ := rollout.MaxScaledDown(&p, rss, n-1)
-				sinkInt = bu.MaxScaledDown
+				sinkInt = bu.MaxScaledDown()
 			}
 		})
 		b.Run(fmt.Sprintf("Proportions/rs=%d", n), func(b *testing.B) {
@@ -66,7 +66,7 @@ func BenchmarkBlocks(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				h, _ := rollout.HistoryToDelete(&p, old)
-				sinkInt = h.Excess
+				sinkInt = h.Excess()
 			}
 		})
 		b.Run(fmt.Sprintf("Counts/rs=%d", n), func(b *testing.B) {

@@ -412,8 +412,8 @@ func TestBlocksProperties(t *testing.T) {
 				t.Fatalf("picked %+v", rs)
 			}
 		}
-		if int32(len(h.Delete)) > max(h.Excess, 0) {
-			t.Fatalf("deleted %d, excess %d", len(h.Delete), h.Excess)
+		if int32(len(h.Delete)) > max(h.Excess(), 0) {
+			t.Fatalf("deleted %d, excess %d", len(h.Delete), h.Excess())
 		}
 
 		if diff := cmp.Diff(before, all); diff != "" {

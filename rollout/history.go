@@ -15,16 +15,20 @@ type History struct {
 	// delete, in the order upstream deletes them.
 	Delete []int
 	// Candidates is how many old ReplicaSets could be deleted (not being
-	// deleted already), Limit the revision history limit, Excess =
-	// Candidates − Limit: the oldest Excess candidates are looked at, and
-	// only the empty, observed ones among them are deleted.
-	Candidates, Limit, Excess int32
+	// deleted already), Limit the revision history limit.
+	Candidates, Limit int32
 }
+
+// Excess is Candidates − Limit: the oldest Excess candidates are looked
+// at, and only the empty, observed ones among them are deleted. (A method,
+// not a field: a History of a list and two int32 is what the Go compiler
+// keeps in registers.)
+func (h History) Excess() int32 { return h.Candidates - h.Limit }
 
 // String explains the decision.
 func (h History) String() string {
 	return fmt.Sprintf("%d old replica sets, revisionHistoryLimit %d: the %d oldest are looked at, %d of them empty and observed",
-		h.Candidates, h.Limit, max(h.Excess, 0), len(h.Delete))
+		h.Candidates, h.Limit, max(h.Excess(), 0), len(h.Delete))
 }
 
 // HistoryToDelete picks the old ReplicaSets beyond the revision history
@@ -41,6 +45,19 @@ func (h History) String() string {
 // sort.Sort result depends on the input order. Nothing is deleted without a
 // limit (see [Params.HasHistoryLimit]).
 func HistoryToDelete(p *Params, old []ReplicaSet) (History, error) {
+	// A settled Deployment's every sync: no old ReplicaSet under a valid
+	// limit, answered before the general path.
+	if len(old) == 0 && p != nil && p.RevisionHistoryLimit != nil {
+		if l := *p.RevisionHistoryLimit; l >= 0 && l != math.MaxInt32 {
+			return History{Limit: l}, nil
+		}
+	}
+	return historyToDelete(p, old)
+}
+
+// historyToDelete is HistoryToDelete past its case without old
+// ReplicaSets.
+func historyToDelete(p *Params, old []ReplicaSet) (History, error) {
 	if p == nil {
 		return History{}, errNilParams
 	}
@@ -58,14 +75,14 @@ func HistoryToDelete(p *Params, old []ReplicaSet) (History, error) {
 			n++
 		}
 	}
-	h := History{Limit: limit, Candidates: int32(n), Excess: int32(n) - limit}
-	if h.Excess <= 0 {
+	h := History{Limit: limit, Candidates: int32(n)}
+	if h.Excess() <= 0 {
 		return h, nil
 	}
 	return excessHistory(h, old), nil
 }
 
-// excessHistory is HistoryToDelete's choice among the oldest h.Excess of
+// excessHistory is HistoryToDelete's choice among the oldest h.Excess() of
 // the h.Candidates ReplicaSets of old that are not being deleted.
 func excessHistory(h History, old []ReplicaSet) History {
 	n := int(h.Candidates)
@@ -89,13 +106,13 @@ func excessHistory(h History, old []ReplicaSet) History {
 		}
 		return 1
 	})
-	for _, i := range idx[:h.Excess] {
+	for _, i := range idx[:h.Excess()] {
 		rs := &old[i]
 		if rs.StatusReplicas != 0 || rs.Replicas != 0 || rs.Generation > rs.ObservedGeneration || rs.Deleting {
 			continue
 		}
 		if h.Delete == nil {
-			h.Delete = make([]int, 0, h.Excess)
+			h.Delete = make([]int, 0, h.Excess())
 		}
 		h.Delete = append(h.Delete, i)
 	}

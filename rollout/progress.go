@@ -29,7 +29,7 @@ type StatusCounts struct {
 // Sums are in int32 as upstream's; when an exact sum leaves the range the
 // error wraps [ErrOverflow] (the API server refuses such a status) and the
 // counts are upstream's wrapped ones.
-func Counts(all []ReplicaSet, newRS int) (StatusCounts, error) {
+func Counts(all []ReplicaSet, newRS int) (c StatusCounts, err error) {
 	if newRS < -1 || newRS >= len(all) {
 		return StatusCounts{}, fmt.Errorf("newRS: index %d out of range [-1, %d)", newRS, len(all))
 	}
@@ -42,8 +42,7 @@ func Counts(all []ReplicaSet, newRS int) (StatusCounts, error) {
 	if newRS >= 0 {
 		updated = all[newRS].StatusReplicas
 	}
-	c, overflow := t.result(updated)
-	if overflow {
+	if t.result(&c, updated) {
 		return c, fmt.Errorf("status counts: %w", ErrOverflow)
 	}
 	return c, nil
@@ -72,18 +71,22 @@ func (t *tally) add(spec, replicas, ready, available int32, terminating *int32, 
 	// (Never synced and no count: left out.)
 }
 
-// result is the counts, updated being the new ReplicaSet's status.replicas,
-// and whether a sum left the int32 range (its value is then upstream's
-// wrapped one).
-func (t *tally) result(updated int32) (StatusCounts, bool) {
+// result writes the counts into c, updated being the new ReplicaSet's
+// status.replicas, and reports whether a sum left the int32 range (its
+// value is then upstream's wrapped one). Field by field, in place: a
+// StatusCounts has more fields than the Go compiler keeps in registers,
+// and copying one just built reads back stores the processor cannot yet
+// forward.
+func (t *tally) result(c *StatusCounts, updated int32) bool {
 	replicas, ready, available, spec, terminating := fitSum(t.replicas), fitSum(t.ready), fitSum(t.available), fitSum(t.spec), fitSum(t.terminating)
-	c := StatusCounts{Replicas: replicas.v, UpdatedReplicas: updated, ReadyReplicas: ready.v, AvailableReplicas: available.v}
 	unavailable, o := sub32(spec.v, available.v)
+	c.Replicas, c.UpdatedReplicas, c.ReadyReplicas, c.AvailableReplicas = replicas.v, updated, ready.v, available.v
 	c.UnavailableReplicas = max(unavailable, 0)
+	c.TerminatingReplicas, c.Terminating = 0, false
 	if !t.unreported {
 		c.TerminatingReplicas, c.Terminating = terminating.v, true
 	}
-	return c, replicas.overflow || ready.overflow || available.overflow || spec.overflow || o || terminating.overflow
+	return replicas.overflow || ready.overflow || available.overflow || spec.overflow || o || terminating.overflow
 }
 
 // Complete reports whether a rollout is complete (upstream's

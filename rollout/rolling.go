@@ -82,19 +82,21 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 	old := countsOf(buf[:0], oldRSs)
 	// The available pods are read before the cleanup changes the sizes
 	// (the cleaned ReplicaSets report the same status).
-	d, _ := decideOld(*p.d.Spec.Replicas-p.maxUnavailable(), all, &newVal, old, nil, nil)
+	var d oldDecision
+	var cleanup, down Steps
+	_ = decideOld(&d, &cleanup, &down, *p.d.Spec.Replicas-p.maxUnavailable(), all, &newVal, old)
 	quiet := p.w.opts.Quiet
 	if d.budgetOverflow && !quiet {
 		p.note("the ReplicaSets' sizes add up beyond an int32; upstream computes with the wrapped sums, and so do the numbers below")
 	}
 	b := d.budget
-	if b.MaxScaledDown <= 0 {
+	if b.MaxScaledDown() <= 0 {
 		if !quiet {
 			p.note("old replica sets stay: %s", b)
 		}
 		return false, nil
 	}
-	for _, st := range d.cleanup.Steps {
+	for _, st := range cleanup.Steps {
 		reason := ""
 		if !quiet {
 			reason = fmt.Sprintf("remove %d unhealthy replicas (spec %d, available %d); %s", st.From-st.To, st.From, old[st.Index].AvailableReplicas, b)
@@ -109,7 +111,6 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 	if d.cleanupStopped {
 		return false, nil
 	}
-	down := d.down
 	if d.availableOverflow && !quiet {
 		p.note("the available pods add up beyond an int32; upstream compares the wrapped sum with minAvailable")
 	}
@@ -130,5 +131,5 @@ func (p *planner) reconcileOldReplicaSets(allRSs, oldRSs []*appsv1.ReplicaSet, n
 	if d.downStopped {
 		return false, nil
 	}
-	return d.cleanup.Total+scaled > 0, nil
+	return cleanup.Total+scaled > 0, nil
 }

@@ -146,6 +146,18 @@ func RollingStep(r *Rolling, p *Params, all []ReplicaSet, newRS int) error {
 	if total == int64(nrs.Replicas) {
 		return sizeErr // no old ReplicaSet has a size above 0
 	}
+	err := rollingOld(r, p, all, newRS, total)
+	if sizeErr == nil {
+		return err
+	}
+	return errors.Join(sizeErr, err)
+}
+
+// rollingOld is RollingStep's old side, into r: the budget and the old
+// ReplicaSets' steps. total is the sizes' exact total. (A function of its
+// own: its buffers are a kilobyte of stack that the new ReplicaSet's side
+// does without.)
+func rollingOld(r *Rolling, p *Params, all []ReplicaSet, newRS int, total int64) error {
 	// The active old ReplicaSets, copied (decideOld updates their sizes),
 	// and their positions in all: on the stack for a few.
 	var abuf [8]ReplicaSet
@@ -157,47 +169,45 @@ func RollingStep(r *Rolling, p *Params, all []ReplicaSet, newRS int) error {
 			at = append(at, i)
 		}
 	}
-	d, err := decideOld(p.minAvailableRolling(), fitSum(total), nrs, active, r.Cleanup.Steps, r.ScaleDown.Steps)
-	r.Budgeted, r.Budget, r.Cleanup, r.ScaleDown = true, d.budget, d.cleanup, d.down
+	var d oldDecision
+	err := decideOld(&d, &r.Cleanup, &r.ScaleDown, p.minAvailableRolling(), fitSum(total), &all[newRS], active)
+	r.Budgeted, r.Budget = true, d.budget
 	for k := range r.Cleanup.Steps {
 		r.Cleanup.Steps[k].Index = at[r.Cleanup.Steps[k].Index]
 	}
 	for k := range r.ScaleDown.Steps {
 		r.ScaleDown.Steps[k].Index = at[r.ScaleDown.Steps[k].Index]
 	}
-	if sizeErr == nil {
-		return err
-	}
-	return errors.Join(sizeErr, err)
+	return err
 }
 
-// oldDecision is reconcileOldReplicaSets' arithmetic.
+// oldDecision is reconcileOldReplicaSets' arithmetic but its steps, which
+// [decideOld] writes in place.
 type oldDecision struct {
 	budget                            Budget
-	cleanup, down                     Steps
 	budgetOverflow, availableOverflow bool
 	// cleanupStopped, downStopped: that block stopped with an error after
 	// the steps it returned (upstream writes those, then gives up).
 	cleanupStopped, downStopped bool
 }
 
-// decideOld computes the old ReplicaSets' steps. active are the old
+// decideOld computes the old ReplicaSets' budget into d and their steps
+// into cleanup and down (reusing their Steps memory). active are the old
 // ReplicaSets with a size above 0; their sizes are updated to what the
 // cleanup leaves (the caller's own list).
-func decideOld(minAvailable int32, all sum32, newRS *ReplicaSet, active []ReplicaSet, cleanupBuf, downBuf []Step) (oldDecision, error) {
-	var d oldDecision
+func decideOld(d *oldDecision, cleanup, down *Steps, minAvailable int32, all sum32, newRS *ReplicaSet, active []ReplicaSet) error {
 	d.budget, d.budgetOverflow = budget(minAvailable, all, newRS)
-	if d.budget.MaxScaledDown <= 0 {
-		return d, overflowErr(d.budgetOverflow, "scale-down budget")
+	maxDown := d.budget.MaxScaledDown()
+	if maxDown <= 0 {
+		return overflowErr(d.budgetOverflow, "scale-down budget")
 	}
-	var err error
-	d.cleanup, err = CleanupUnhealthy(cleanupBuf, active, d.budget.MaxScaledDown)
-	for _, st := range d.cleanup.Steps {
+	err := cleanupInto(cleanup, active, maxDown)
+	for _, st := range cleanup.Steps {
 		active[st.Index].Replicas = st.To
 	}
 	if err != nil {
 		d.cleanupStopped = true
-		return d, err
+		return err
 	}
 	var available sum32
 	for i := range active {
@@ -205,12 +215,11 @@ func decideOld(minAvailable int32, all sum32, newRS *ReplicaSet, active []Replic
 	}
 	available.add(newRS.AvailableReplicas)
 	d.availableOverflow = available.overflow
-	d.down, err = scaleDownOld(downBuf, minAvailable, available, active)
-	if err != nil {
+	if err := scaleDownInto(down, minAvailable, available, active); err != nil {
 		d.downStopped = true
-		return d, err
+		return err
 	}
-	return d, overflowErr(d.budgetOverflow || d.availableOverflow, "old replica sets' scale-down")
+	return overflowErr(d.budgetOverflow || d.availableOverflow, "old replica sets' scale-down")
 }
 
 func overflowErr(overflow bool, what string) error {

@@ -130,7 +130,7 @@ func TestMaxScaledDownOldPodsWrapToZero(t *testing.T) {
 	if !errors.Is(err, rollout.ErrOverflow) {
 		t.Errorf("err = %v, want ErrOverflow", err)
 	}
-	if b.OldPods != 0 || b.MaxScaledDown != 0 || !strings.Contains(b.String(), "add up to 0 in int32") {
+	if b.OldPods != 0 || b.MaxScaledDown() != 0 || !strings.Contains(b.String(), "add up to 0 in int32") {
 		t.Errorf("budget %+v (%s), want OldPods 0 and MaxScaledDown 0, said", b, b)
 	}
 	var r rollout.Rolling
@@ -138,4 +138,37 @@ func TestMaxScaledDownOldPodsWrapToZero(t *testing.T) {
 	if len(r.Cleanup.Steps)+len(r.ScaleDown.Steps) != 0 || r.ScaleNew {
 		t.Errorf("RollingStep writes %s, upstream nothing", r)
 	}
+}
+
+// The budget is upstream's int32 expression, wrapped where upstream's
+// wraps: sum(all) − (replicas − maxUnavailable) − (new − new available),
+// or 0 when the old sizes add up to 0 in int32. Sizes near MaxInt32 make
+// every sum wrap now and then.
+func TestMaxScaledDownIsUpstreamsInt32(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		size := rapid.OneOf(rapid.Int32Range(0, 20), rapid.Int32Range(math.MaxInt32-20, math.MaxInt32))
+		replicas := size.Draw(t, "replicas")
+		p := rolling(replicas, "0", fmt.Sprint(rapid.Int32Range(0, 30).Draw(t, "maxUnavailable")))
+		n := rapid.IntRange(1, 4).Draw(t, "n")
+		all := make([]rollout.ReplicaSet, n)
+		var sum int32
+		for i := range all {
+			all[i] = rollout.ReplicaSet{Name: fmt.Sprint("rs-", i), Replicas: size.Draw(t, "size")}
+			sum += all[i].Replicas // wraps, as upstream's sum
+		}
+		newRS := rapid.IntRange(0, n-1).Draw(t, "newRS")
+		nrs := &all[newRS]
+		nrs.AvailableReplicas = rapid.Int32Range(0, nrs.Replicas).Draw(t, "available")
+		want := int32(0)
+		if sum-nrs.Replicas != 0 {
+			want = sum - p.MinAvailable() - (nrs.Replicas - nrs.AvailableReplicas)
+		}
+		b, err := rollout.MaxScaledDown(&p, all, newRS)
+		if err != nil && !errors.Is(err, rollout.ErrOverflow) {
+			t.Fatal(err)
+		}
+		if got := b.MaxScaledDown(); got != want {
+			t.Fatalf("budget %d (%+v, %v), upstream's int32 expression %d", got, b, err, want)
+		}
+	})
 }

@@ -8,10 +8,11 @@ import (
 )
 
 // Budget is the old ReplicaSets' scale-down budget of [MaxScaledDown].
+//
+// The budget itself is the method [Budget.MaxScaledDown], worked out from
+// the fields: four int32 are what the Go compiler keeps in registers, so a
+// caller gets a Budget as cheaply as upstream's one number.
 type Budget struct {
-	// MaxScaledDown is how many old pods may go now; ≤ 0 means none. It
-	// is 0 when OldPods is 0.
-	MaxScaledDown int32
 	// AllPods is the size of all ReplicaSets together; MinAvailable is
 	// Replicas − maxUnavailable (left 0 when OldPods is 0: upstream does
 	// not get that far); NewUnavailable is the new ReplicaSet's size minus
@@ -25,13 +26,24 @@ type Budget struct {
 	OldPods int32
 }
 
+// MaxScaledDown is how many old pods may go now: AllPods − MinAvailable −
+// NewUnavailable, in int32 as upstream computes it (wrapped around where
+// [MaxScaledDown] reports [ErrOverflow]); ≤ 0 means none. It is 0 when
+// OldPods is 0.
+func (b Budget) MaxScaledDown() int32 {
+	if b.OldPods == 0 {
+		return 0
+	}
+	return b.AllPods - b.MinAvailable - b.NewUnavailable
+}
+
 // String explains the budget, e.g. "maxScaledDown 2 = all pods 13 -
 // minAvailable 8 - unavailable new pods 3".
 func (b Budget) String() string {
 	if b.OldPods == 0 {
 		return "no old pods to scale down (the old replica sets' sizes add up to 0 in int32)"
 	}
-	return fmt.Sprintf("maxScaledDown %d = all pods %d - minAvailable %d - unavailable new pods %d", b.MaxScaledDown, b.AllPods, b.MinAvailable, b.NewUnavailable)
+	return fmt.Sprintf("maxScaledDown %d = all pods %d - minAvailable %d - unavailable new pods %d", b.MaxScaledDown(), b.AllPods, b.MinAvailable, b.NewUnavailable)
 }
 
 // MaxScaledDown is how many pods the old ReplicaSets may lose now without
@@ -47,6 +59,18 @@ func (b Budget) String() string {
 // the int32 range wraps [ErrOverflow] (the Budget then holds upstream's
 // wrapped numbers).
 func MaxScaledDown(p *Params, all []ReplicaSet, newRS int) (Budget, error) {
+	// A settled Deployment's every sync: only the new ReplicaSet, with
+	// 0 ≤ available ≤ size, answered before the general path.
+	if len(all) == 1 && newRS == 0 && p != nil && p.Replicas >= 0 {
+		if r := &all[0]; r.Replicas >= 0 && uint32(r.AvailableReplicas) <= uint32(r.Replicas) {
+			return Budget{AllPods: r.Replicas, NewUnavailable: r.Replicas - r.AvailableReplicas}, nil
+		}
+	}
+	return maxScaledDownAll(p, all, newRS)
+}
+
+// maxScaledDownAll is MaxScaledDown past its one-ReplicaSet case.
+func maxScaledDownAll(p *Params, all []ReplicaSet, newRS int) (Budget, error) {
 	if p == nil || p.Replicas < 0 || uint(newRS) >= uint(len(all)) {
 		return Budget{}, badArgs(p, all, newRS)
 	}
@@ -109,7 +133,7 @@ func budget(minAvailable int32, all sum32, newRS *ReplicaSet) (Budget, bool) {
 	}
 	b.MinAvailable = minAvailable
 	d, o2 := sub32(b.AllPods, b.MinAvailable)
-	b.MaxScaledDown, o3 = sub32(d, b.NewUnavailable)
+	_, o3 = sub32(d, b.NewUnavailable)
 	return b, all.overflow || o1 || o2 || o3
 }
 
@@ -189,28 +213,40 @@ func CleanupUnhealthy(dst []Step, old []ReplicaSet, maxCleanup int32) (Steps, er
 	if err := checkReplicaSets("old", old); err != nil {
 		return Steps{}, err
 	}
-	out := Steps{Steps: dst[:0], Limit: maxCleanup}
+	out := Steps{Steps: dst}
+	err := cleanupInto(&out, old, maxCleanup)
+	return out, err
+}
+
+// cleanupInto is CleanupUnhealthy past its check, into out (whose Steps
+// memory it reuses): a Steps has more fields than the Go compiler keeps in
+// registers, so [RollingStep] has it written in place rather than copied.
+func cleanupInto(out *Steps, old []ReplicaSet, maxCleanup int32) error {
+	steps, total := out.Steps[:0], int32(0)
+	*out = Steps{Limit: maxCleanup}
 	var ib [16]int
 	for _, i := range oldestFirst(ib[:0], old) {
-		if out.Total >= maxCleanup {
+		if total >= maxCleanup {
 			break
 		}
 		rs := &old[i]
 		if rs.Replicas == 0 || rs.Replicas == rs.AvailableReplicas {
 			continue
 		}
-		n := min(maxCleanup-out.Total, rs.Replicas-rs.AvailableReplicas)
+		n := min(maxCleanup-total, rs.Replicas-rs.AvailableReplicas)
 		to := rs.Replicas - n
 		if to > rs.Replicas {
-			return out, fmt.Errorf("when cleaning up unhealthy replicas, got invalid request to scale down %s %d -> %d", rs.Name, rs.Replicas, to)
+			out.Steps, out.Total = steps, total
+			return fmt.Errorf("when cleaning up unhealthy replicas, got invalid request to scale down %s %d -> %d", rs.Name, rs.Replicas, to)
 		}
-		if out.Steps == nil {
-			out.Steps = make([]Step, 0, len(old)) // one allocation, and only for a write
+		if steps == nil {
+			steps = make([]Step, 0, len(old)) // one allocation, and only for a write
 		}
-		out.Steps = append(out.Steps, Step{Index: i, Name: rs.Name, From: rs.Replicas, To: to})
-		out.Total += n
+		steps = append(steps, Step{Index: i, Name: rs.Name, From: rs.Replicas, To: to})
+		total += n
 	}
-	return out, nil
+	out.Steps, out.Total = steps, total
+	return nil
 }
 
 // ScaleDownOld scales old ReplicaSets down, oldest first, as far as the
@@ -241,38 +277,46 @@ func ScaleDownOld(dst []Step, p *Params, old []ReplicaSet, newRS *ReplicaSet) (S
 		available.add(old[i].AvailableReplicas)
 	}
 	available.add(newRS.AvailableReplicas)
-	out, err := scaleDownOld(dst, p.minAvailableRolling(), available, old)
+	out := Steps{Steps: dst}
+	err := scaleDownInto(&out, p.minAvailableRolling(), available, old)
 	if err == nil && available.overflow {
 		err = fmt.Errorf("available pods: %w", ErrOverflow)
 	}
 	return out, err
 }
 
-func scaleDownOld(dst []Step, minAvailable int32, available sum32, old []ReplicaSet) (Steps, error) {
-	out := Steps{Steps: dst[:0], Available: available.v, MinAvailable: minAvailable}
+// scaleDownInto is ScaleDownOld's steps for the available pods summed,
+// into out (whose Steps memory it reuses), as [cleanupInto].
+func scaleDownInto(out *Steps, minAvailable int32, available sum32, old []ReplicaSet) error {
+	steps := out.Steps[:0]
+	*out = Steps{Available: available.v, MinAvailable: minAvailable}
 	if available.v <= minAvailable {
-		return out, nil
+		out.Steps = steps
+		return nil
 	}
-	out.Limit = available.v - minAvailable
+	limit, total := available.v-minAvailable, int32(0)
+	out.Limit = limit
 	var ib [16]int
 	for _, i := range oldestFirst(ib[:0], old) {
-		if out.Total >= out.Limit {
+		if total >= limit {
 			break
 		}
 		rs := &old[i]
 		if rs.Replicas == 0 {
 			continue
 		}
-		n := min(rs.Replicas, out.Limit-out.Total)
+		n := min(rs.Replicas, limit-total)
 		to := rs.Replicas - n
 		if to > rs.Replicas {
-			return out, fmt.Errorf("when scaling down old replica sets, got invalid request to scale down %s %d -> %d", rs.Name, rs.Replicas, to)
+			out.Steps, out.Total = steps, total
+			return fmt.Errorf("when scaling down old replica sets, got invalid request to scale down %s %d -> %d", rs.Name, rs.Replicas, to)
 		}
-		if out.Steps == nil {
-			out.Steps = make([]Step, 0, len(old)) // one allocation, and only for a write
+		if steps == nil {
+			steps = make([]Step, 0, len(old)) // one allocation, and only for a write
 		}
-		out.Steps = append(out.Steps, Step{Index: i, Name: rs.Name, From: rs.Replicas, To: to})
-		out.Total += n
+		steps = append(steps, Step{Index: i, Name: rs.Name, From: rs.Replicas, To: to})
+		total += n
 	}
-	return out, nil
+	out.Steps, out.Total = steps, total
+	return nil
 }

@@ -67,7 +67,7 @@ func (s Sizing) String() string {
 // [ErrOverflow] and Size is upstream's wrapped int32 result (see
 // [Sizing.Overflow]). As upstream, the strategy must be RollingUpdate or
 // Recreate, and only maxSurge is read.
-func NewRSNewReplicas(p *Params, all []ReplicaSet, newRS int) (Sizing, error) {
+func NewRSNewReplicas(p *Params, all []ReplicaSet, newRS int) (s Sizing, err error) {
 	if p == nil || p.Replicas < 0 {
 		return Sizing{}, checkParams(p)
 	}
@@ -97,18 +97,12 @@ func NewRSNewReplicas(p *Params, all []ReplicaSet, newRS int) (Sizing, error) {
 	var surge int32
 	if ms := p.MaxSurge; ms != nil && ms.Type == intstr.Int {
 		surge = ms.IntVal
-	} else {
-		var err error
-		if surge, err = fencepost.Scaled(ms, p.Replicas, true); err != nil {
-			return Sizing{}, fmt.Errorf("params: maxSurge: %w", err)
-		}
+	} else if surge, err = fencepost.Scaled(ms, p.Replicas, true); err != nil {
+		return Sizing{}, fmt.Errorf("params: maxSurge: %w", err)
 	}
 	was := all[newRS].Replicas
-	if s, ok := plainSizing(p, surge, total, was); ok {
-		return s, nil
-	}
-	var s Sizing
-	if newRSSize(&s, p, surge, fitSum(total), was) {
+	// Into the named result, in place (see plainSizing).
+	if sizeRolling(&s, p, surge, total, was) {
 		return s, fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
 	}
 	return s, nil
@@ -121,27 +115,30 @@ func NewRSNewReplicas(p *Params, all []ReplicaSet, newRS int) (Sizing, error) {
 // missing pods do) the size is reckoned here, at most Replicas; else by
 // newRSSize.
 func sizeRolling(s *Sizing, p *Params, surge int32, total int64, was int32) bool {
-	if plain, ok := plainSizing(p, surge, total, was); ok {
-		*s = plain
+	if plainSizing(s, p, surge, total, was) {
 		return false
 	}
 	return newRSSize(s, p, surge, fitSum(total), was)
 }
 
-// plainSizing is the Sizing when nothing can wrap around, and whether
-// nothing can: was plus the room under Replicas + maxSurge, at most the
-// pods missing to Replicas. Small enough to be inlined, so that
-// NewRSNewReplicas returns it in registers.
-func plainSizing(p *Params, surge int32, total int64, was int32) (Sizing, bool) {
+// plainSizing writes the Sizing into s when nothing can wrap around, and
+// reports whether nothing can: was plus the room under Replicas +
+// maxSurge, at most the pods missing to Replicas. Field by field, in
+// place: a Sizing has more fields than the Go compiler keeps in registers,
+// and copying one just built reads back stores the processor cannot yet
+// forward, which cost NewRSNewReplicas more than upstream's whole function.
+func plainSizing(s *Sizing, p *Params, surge int32, total int64, was int32) bool {
 	maxTotal := int64(p.Replicas) + int64(surge)
 	if surge < 0 || maxTotal > math.MaxInt32 || total > math.MaxInt32 {
-		return Sizing{}, false
+		return false
 	}
 	size := was
 	if total < maxTotal {
 		size += min(int32(maxTotal-total), p.Replicas-was)
 	}
-	return Sizing{Size: size, Replicas: p.Replicas, MaxSurge: surge, MaxTotal: int32(maxTotal), Total: int32(total), Was: was}, true
+	s.Size, s.Recreate, s.Replicas, s.MaxSurge = size, false, p.Replicas, surge
+	s.MaxTotal, s.Total, s.Was, s.Overflow = int32(maxTotal), int32(total), was, false
+	return true
 }
 
 // newRSSize is NewRSNewReplicas for a total the caller summed (in int32,

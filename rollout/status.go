@@ -177,7 +177,8 @@ func (p *planner) calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.Rep
 	if newRS != nil {
 		updated = newRS.Status.Replicas
 	}
-	c, _ := t.result(updated)
+	var c StatusCounts
+	t.result(&c, updated)
 	s := appsv1.DeploymentStatus{
 		ObservedGeneration:  d.Generation,
 		Replicas:            c.Replicas,

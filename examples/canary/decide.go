@@ -173,10 +173,10 @@ func (c Rollout) rollOut(now time.Time, out *Outcome, seen func(rollout.ReplicaS
 		if err != nil {
 			return err
 		}
-		if b.MaxScaledDown > 0 {
+		if b.MaxScaledDown() > 0 {
 			from := stable.Replicas
 			old := []rollout.ReplicaSet{stable}
-			cleaned, err := rollout.CleanupUnhealthy(nil, old, min(b.MaxScaledDown, stable.Replicas-stableTarget))
+			cleaned, err := rollout.CleanupUnhealthy(nil, old, min(b.MaxScaledDown(), stable.Replicas-stableTarget))
 			if err != nil {
 				return err
 			}

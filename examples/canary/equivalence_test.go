@@ -64,10 +64,10 @@ func rollingSync(p rollout.Params, all []rollout.ReplicaSet, newRS int) ([]int32
 	if err != nil {
 		return nil, err
 	}
-	if b.MaxScaledDown <= 0 {
+	if b.MaxScaledDown() <= 0 {
 		return sizes, nil
 	}
-	cleaned, cerr := rollout.CleanupUnhealthy(nil, old, b.MaxScaledDown)
+	cleaned, cerr := rollout.CleanupUnhealthy(nil, old, b.MaxScaledDown())
 	for _, st := range cleaned.Steps {
 		old[st.Index].Replicas = st.To
 		sizes[at[st.Index]] = st.To

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -369,7 +370,12 @@ func calls() map[string]func() {
 		}
 	}
 	c["rollout.Budget.String"] = func() { _ = rollout.Budget{}.String() }
+	c["rollout.Budget.MaxScaledDown"] = func() {
+		_ = rollout.Budget{}.MaxScaledDown()
+		_ = rollout.Budget{AllPods: math.MinInt32, MinAvailable: math.MaxInt32, OldPods: 1}.MaxScaledDown()
+	}
 	c["rollout.History.String"] = func() { _ = rollout.History{}.String() }
+	c["rollout.History.Excess"] = func() { _ = rollout.History{Limit: math.MaxInt32}.Excess() }
 	c["rollout.Proportional.String"] = func() {
 		_ = rollout.Proportional{}.String()
 		_ = rollout.Proportional{Shares: []rollout.Share{{}}}.String()

@@ -351,7 +351,7 @@ func blockPairs(w *benchWorld, n int) []blockPair {
 	pair("RequeueAfter", func() { sinkDur = rollout.RequeueAfter(&w.p, false, cond, w.now).After }, func() { sinkDur = upstreamRequeue(w.d, &w.status, w.now) })
 	pair("MaxScaledDown", func() {
 		bu, _ := rollout.MaxScaledDown(&w.p, w.vals, n-1)
-		sinkI32 = bu.MaxScaledDown
+		sinkI32 = bu.MaxScaledDown()
 	}, func() {
 		// The active old ReplicaSets as upstream's rolloutRolling passes
 		// them to reconcileOldReplicaSets.
@@ -381,7 +381,7 @@ func blockPairs(w *benchWorld, n int) []blockPair {
 	del := make([]*appsv1.ReplicaSet, 0, n)
 	pair("HistoryToDelete", func() {
 		h, _ := rollout.HistoryToDelete(&w.p, w.oldVals)
-		sinkI32 = h.Excess
+		sinkI32 = h.Excess()
 	}, func() {
 		copy(oldCopy, w.old)
 		sinkI32 = int32(len(upstreamHistory(w.d, oldCopy, del[:0])))

@@ -207,7 +207,7 @@ func composedOld(t *rapid.T, p rollout.Params, newRS rollout.ReplicaSet, old []r
 	if err != nil && !errors.Is(err, rollout.ErrOverflow) {
 		t.Fatal(err)
 	}
-	if b.MaxScaledDown <= 0 {
+	if b.MaxScaledDown() <= 0 {
 		return out
 	}
 	var active []rollout.ReplicaSet
@@ -217,7 +217,7 @@ func composedOld(t *rapid.T, p rollout.Params, newRS rollout.ReplicaSet, old []r
 			active, at = append(active, v), append(at, i)
 		}
 	}
-	c, err := rollout.CleanupUnhealthy(nil, active, b.MaxScaledDown)
+	c, err := rollout.CleanupUnhealthy(nil, active, b.MaxScaledDown())
 	for _, st := range c.Steps {
 		active[st.Index].Replicas = st.To
 		st.Index = at[st.Index]

@@ -514,7 +514,7 @@ func budgetBlocker(d *appsv1.Deployment, p rollout.Params, rss []*appsv1.Replica
 		return Blocker{}, false
 	}
 	b, err := rollout.MaxScaledDown(&p, all, newIdx)
-	if err != nil || b.MaxScaledDown > 0 {
+	if err != nil || b.MaxScaledDown() > 0 {
 		return Blocker{}, false
 	}
 	sz, err := rollout.NewRSNewReplicas(&p, all, newIdx)
