@@ -117,23 +117,25 @@ func RollingStep(r *Rolling, p *Params, all []ReplicaSet, newRS int) error {
 	case nrs.Replicas < p.Replicas:
 		r.Sized = true
 		var overflow bool
-		switch p.Strategy {
-		case appsv1.RollingUpdateDeploymentStrategyType:
-			// Upstream resolves maxSurge alone here, as NewRSNewReplicas
-			// does; one that does not resolve gets what the rest of this
+		if p.Strategy == appsv1.RecreateDeploymentStrategyType {
+			overflow = newRSSize(&r.Sizing, p, 0, fitSum(total), nrs.Replicas)
+		} else {
+			// RollingUpdate, or another strategy (refused by the
+			// caller's validation), sized as a RollingUpdate. Upstream
+			// resolves maxSurge alone here, as NewRSNewReplicas does;
+			// one that does not resolve gets what the rest of this
 			// package resolves ([Params.Limits]).
 			surge, err := int32(0), error(nil)
-			if ms := p.MaxSurge; ms != nil && ms.Type == intstr.Int {
+			if ms := p.MaxSurge; p.Strategy != appsv1.RollingUpdateDeploymentStrategyType {
+				surge, _ = p.Limits()
+			} else if ms != nil && ms.Type == intstr.Int {
 				surge = ms.IntVal
 			} else if surge, err = fencepost.Scaled(ms, p.Replicas, true); err != nil {
 				surge, _ = p.Limits()
 			}
-			overflow = sizeRolling(&r.Sizing, p, surge, total, nrs.Replicas)
-		case appsv1.RecreateDeploymentStrategyType:
-			overflow = newRSSize(&r.Sizing, p, 0, fitSum(total), nrs.Replicas)
-		default:
-			surge, _ := p.Limits()
-			overflow = sizeRolling(&r.Sizing, p, surge, total, nrs.Replicas)
+			if !plainSizing(&r.Sizing, p, surge, total, nrs.Replicas) {
+				overflow = newRSSize(&r.Sizing, p, surge, fitSum(total), nrs.Replicas)
+			}
 		}
 		if overflow {
 			sizeErr = fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", r.Sizing.Replicas, r.Sizing.MaxSurge, r.Sizing.Total, ErrOverflow)

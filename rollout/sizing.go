@@ -102,28 +102,17 @@ func NewRSNewReplicas(p *Params, all []ReplicaSet, newRS int) (s Sizing, err err
 	}
 	was := all[newRS].Replicas
 	// Into the named result, in place (see plainSizing).
-	if sizeRolling(&s, p, surge, total, was) {
+	if !plainSizing(&s, p, surge, total, was) && newRSSize(&s, p, surge, fitSum(total), was) {
 		return s, fmt.Errorf("new replica set size: replicas %d + maxSurge %d against a total of %d: %w", s.Replicas, s.MaxSurge, s.Total, ErrOverflow)
 	}
 	return s, nil
 }
 
-// sizeRolling is NewRSNewReplicas for a RollingUpdate's surge and the
-// sizes' exact total, into s; it reports whether upstream's int32
-// arithmetic wrapped around. When nothing can wrap (the sizes, Replicas
-// and maxSurge are not negative and their sums fit, so the room and the
-// missing pods do) the size is reckoned here, at most Replicas; else by
-// newRSSize.
-func sizeRolling(s *Sizing, p *Params, surge int32, total int64, was int32) bool {
-	if plainSizing(s, p, surge, total, was) {
-		return false
-	}
-	return newRSSize(s, p, surge, fitSum(total), was)
-}
-
-// plainSizing writes the Sizing into s when nothing can wrap around, and
-// reports whether nothing can: was plus the room under Replicas +
-// maxSurge, at most the pods missing to Replicas. Field by field, in
+// plainSizing writes the Sizing into s when nothing can wrap around (the
+// sizes, Replicas and maxSurge are not negative and their sums fit, so
+// the room and the missing pods do), and reports whether nothing can: was
+// plus the room under Replicas + maxSurge, at most the pods missing to
+// Replicas. Where it cannot, newRSSize does. Field by field, in
 // place: a Sizing has more fields than the Go compiler keeps in registers,
 // and copying one just built reads back stores the processor cannot yet
 // forward, which cost NewRSNewReplicas more than upstream's whole function.
