@@ -222,31 +222,8 @@ func CleanupUnhealthy(dst []Step, old []ReplicaSet, maxCleanup int32) (Steps, er
 // memory it reuses): a Steps has more fields than the Go compiler keeps in
 // registers, so [RollingStep] has it written in place rather than copied.
 func cleanupInto(out *Steps, old []ReplicaSet, maxCleanup int32) error {
-	steps, total := out.Steps[:0], int32(0)
-	*out = Steps{Limit: maxCleanup}
-	var ib [16]int
-	for _, i := range oldestFirst(ib[:0], old) {
-		if total >= maxCleanup {
-			break
-		}
-		rs := &old[i]
-		if rs.Replicas == 0 || rs.Replicas == rs.AvailableReplicas {
-			continue
-		}
-		n := min(maxCleanup-total, rs.Replicas-rs.AvailableReplicas)
-		to := rs.Replicas - n
-		if to > rs.Replicas {
-			out.Steps, out.Total = steps, total
-			return fmt.Errorf("when cleaning up unhealthy replicas, got invalid request to scale down %s %d -> %d", rs.Name, rs.Replicas, to)
-		}
-		if steps == nil {
-			steps = make([]Step, 0, len(old)) // one allocation, and only for a write
-		}
-		steps = append(steps, Step{Index: i, Name: rs.Name, From: rs.Replicas, To: to})
-		total += n
-	}
-	out.Steps, out.Total = steps, total
-	return nil
+	*out = Steps{Steps: out.Steps[:0], Limit: maxCleanup}
+	return shrinkOldestFirst(out, old, true, "cleaning up unhealthy replicas")
 }
 
 // ScaleDownOld scales old ReplicaSets down, oldest first, as far as the
@@ -288,28 +265,40 @@ func ScaleDownOld(dst []Step, p *Params, old []ReplicaSet, newRS *ReplicaSet) (S
 // scaleDownInto is ScaleDownOld's steps for the available pods summed,
 // into out (whose Steps memory it reuses), as [cleanupInto].
 func scaleDownInto(out *Steps, minAvailable int32, available sum32, old []ReplicaSet) error {
-	steps := out.Steps[:0]
-	*out = Steps{Available: available.v, MinAvailable: minAvailable}
+	*out = Steps{Steps: out.Steps[:0], Available: available.v, MinAvailable: minAvailable}
 	if available.v <= minAvailable {
-		out.Steps = steps
 		return nil
 	}
-	limit, total := available.v-minAvailable, int32(0)
-	out.Limit = limit
+	out.Limit = available.v - minAvailable
+	return shrinkOldestFirst(out, old, false, "scaling down old replica sets")
+}
+
+// shrinkOldestFirst takes up to out.Limit pods from old, oldest ReplicaSet
+// first, each giving what it can: its unavailable pods (size − available)
+// when unhealthy is set, else its whole size. The steps are appended to
+// out.Steps (reusing its memory) and counted in out.Total. A ReplicaSet
+// that would grow (more available pods than its size) stops it with
+// upstream's error, naming what was being done, after the steps before.
+func shrinkOldestFirst(out *Steps, old []ReplicaSet, unhealthy bool, doing string) error {
+	steps, total, limit := out.Steps, int32(0), out.Limit
 	var ib [16]int
 	for _, i := range oldestFirst(ib[:0], old) {
 		if total >= limit {
 			break
 		}
 		rs := &old[i]
-		if rs.Replicas == 0 {
+		can := rs.Replicas
+		if unhealthy {
+			can -= rs.AvailableReplicas
+		}
+		if rs.Replicas == 0 || can == 0 {
 			continue
 		}
-		n := min(rs.Replicas, limit-total)
+		n := min(limit-total, can)
 		to := rs.Replicas - n
 		if to > rs.Replicas {
 			out.Steps, out.Total = steps, total
-			return fmt.Errorf("when scaling down old replica sets, got invalid request to scale down %s %d -> %d", rs.Name, rs.Replicas, to)
+			return fmt.Errorf("when %s, got invalid request to scale down %s %d -> %d", doing, rs.Name, rs.Replicas, to)
 		}
 		if steps == nil {
 			steps = make([]Step, 0, len(old)) // one allocation, and only for a write
