@@ -48,6 +48,22 @@ func ExampleMaxScaledDown() {
 	// Output: maxScaledDown 2 = all pods 13 - minAvailable 8 - unavailable new pods 3
 }
 
+func ExampleBudget_MaxScaledDown() {
+	p := rolling(10, "3", "2") // minAvailable 8
+	all := []rollout.ReplicaSet{
+		{Name: "web-1", Replicas: 10, AvailableReplicas: 10},
+		{Name: "web-2", Replicas: 3},
+	}
+	b, _ := rollout.MaxScaledDown(&p, all, 1)
+	fmt.Println(b.MaxScaledDown(), "=", b.AllPods, "-", b.MinAvailable, "-", b.NewUnavailable)
+	// Only the new ReplicaSet: no old pods, no budget.
+	b, _ = rollout.MaxScaledDown(&p, all[1:], 0)
+	fmt.Println(b.MaxScaledDown(), b.OldPods)
+	// Output:
+	// 2 = 13 - 8 - 3
+	// 0 0
+}
+
 func ExampleCleanupUnhealthy() {
 	old := []rollout.ReplicaSet{
 		{Name: "web-2", Created: t0.Add(time.Hour), Replicas: 4, AvailableReplicas: 0},
@@ -114,6 +130,21 @@ func ExampleHistoryToDelete() {
 	// Output:
 	// web-1
 	// web-2
+}
+
+func ExampleHistory_Excess() {
+	p := rolling(3, "1", "0")
+	p.RevisionHistoryLimit = i32p(1)
+	old := []rollout.ReplicaSet{
+		{Name: "web-1", Revision: 1, Created: t0},
+		{Name: "web-2", Revision: 2, Created: t0.Add(time.Hour), Replicas: 1, StatusReplicas: 1},
+		{Name: "web-3", Revision: 3, Created: t0.Add(2 * time.Hour)},
+	}
+	h, _ := rollout.HistoryToDelete(&p, old)
+	// The oldest two are looked at; web-2 still has a pod, so only web-1
+	// goes.
+	fmt.Println(h.Excess(), len(h.Delete), old[h.Delete[0]].Name)
+	// Output: 2 1 web-1
 }
 
 func ExampleCounts() {
