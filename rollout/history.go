@@ -45,19 +45,6 @@ func (h History) String() string {
 // sort.Sort result depends on the input order. Nothing is deleted without a
 // limit (see [Params.HasHistoryLimit]).
 func HistoryToDelete(p *Params, old []ReplicaSet) (History, error) {
-	// A settled Deployment's every sync: no old ReplicaSet under a valid
-	// limit, answered before the general path.
-	if len(old) == 0 && p != nil && p.RevisionHistoryLimit != nil {
-		if l := *p.RevisionHistoryLimit; l >= 0 && l != math.MaxInt32 {
-			return History{Limit: l}, nil
-		}
-	}
-	return historyToDelete(p, old)
-}
-
-// historyToDelete is HistoryToDelete past its case without old
-// ReplicaSets.
-func historyToDelete(p *Params, old []ReplicaSet) (History, error) {
 	if p == nil {
 		return History{}, errNilParams
 	}

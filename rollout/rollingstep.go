@@ -7,7 +7,6 @@ import (
 
 	"github.com/deploymath/deploymath/fencepost"
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Rolling is one RollingUpdate sync's sizing decision, as [RollingStep]
@@ -125,12 +124,13 @@ func RollingStep(r *Rolling, p *Params, all []ReplicaSet, newRS int) error {
 			// resolves maxSurge alone here, as NewRSNewReplicas does;
 			// one that does not resolve gets what the rest of this
 			// package resolves ([Params.Limits]).
-			surge, err := int32(0), error(nil)
-			if ms := p.MaxSurge; p.Strategy != appsv1.RollingUpdateDeploymentStrategyType {
-				surge, _ = p.Limits()
-			} else if ms != nil && ms.Type == intstr.Int {
-				surge = ms.IntVal
-			} else if surge, err = fencepost.Scaled(ms, p.Replicas, true); err != nil {
+			var surge int32
+			if p.Strategy == appsv1.RollingUpdateDeploymentStrategyType {
+				var err error
+				if surge, err = fencepost.Scaled(p.MaxSurge, p.Replicas, true); err != nil {
+					surge, _ = p.Limits()
+				}
+			} else {
 				surge, _ = p.Limits()
 			}
 			if !plainSizing(&r.Sizing, p, surge, total, nrs.Replicas) {

@@ -59,18 +59,6 @@ func (b Budget) String() string {
 // the int32 range wraps [ErrOverflow] (the Budget then holds upstream's
 // wrapped numbers).
 func MaxScaledDown(p *Params, all []ReplicaSet, newRS int) (Budget, error) {
-	// A settled Deployment's every sync: only the new ReplicaSet, with
-	// 0 ≤ available ≤ size, answered before the general path.
-	if len(all) == 1 && newRS == 0 && p != nil && p.Replicas >= 0 {
-		if r := &all[0]; r.Replicas >= 0 && uint32(r.AvailableReplicas) <= uint32(r.Replicas) {
-			return Budget{AllPods: r.Replicas, NewUnavailable: r.Replicas - r.AvailableReplicas}, nil
-		}
-	}
-	return maxScaledDownAll(p, all, newRS)
-}
-
-// maxScaledDownAll is MaxScaledDown past its one-ReplicaSet case.
-func maxScaledDownAll(p *Params, all []ReplicaSet, newRS int) (Budget, error) {
 	if p == nil || p.Replicas < 0 || uint(newRS) >= uint(len(all)) {
 		return Budget{}, badArgs(p, all, newRS)
 	}
@@ -83,8 +71,9 @@ func maxScaledDownAll(p *Params, all []ReplicaSet, newRS int) (Budget, error) {
 	}
 	nrs := &all[newRS]
 	if sign >= 0 && total == int64(nrs.Replicas) && uint32(nrs.AvailableReplicas) <= uint32(nrs.Replicas) {
-		// No old pods and 0 ≤ available ≤ size, so nothing wraps:
-		// upstream returns before the budget and the fenceposts.
+		// No old pods (a settled Deployment's every sync) and 0 ≤
+		// available ≤ size, so nothing wraps: upstream returns before the
+		// budget and the fenceposts.
 		return Budget{AllPods: nrs.Replicas, NewUnavailable: nrs.Replicas - nrs.AvailableReplicas}, nil
 	}
 	return maxScaledDown(p, all, nrs, total, sign)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/deploymath/deploymath/fencepost"
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Sizing is the decision of [NewRSNewReplicas], with its numbers.
@@ -92,12 +91,9 @@ func NewRSNewReplicas(p *Params, all []ReplicaSet, newRS int) (s Sizing, err err
 		}
 		return Sizing{}, fmt.Errorf("params: strategy: unsupported value %q: want %q or %q", p.Strategy, appsv1.RollingUpdateDeploymentStrategyType, appsv1.RecreateDeploymentStrategyType)
 	}
-	// Upstream resolves maxSurge alone here (maxUnavailable is not read);
-	// an integer needs no call.
-	var surge int32
-	if ms := p.MaxSurge; ms != nil && ms.Type == intstr.Int {
-		surge = ms.IntVal
-	} else if surge, err = fencepost.Scaled(ms, p.Replicas, true); err != nil {
+	// Upstream resolves maxSurge alone here (maxUnavailable is not read).
+	surge, err := fencepost.Scaled(p.MaxSurge, p.Replicas, true)
+	if err != nil {
 		return Sizing{}, fmt.Errorf("params: maxSurge: %w", err)
 	}
 	was := all[newRS].Replicas
@@ -115,7 +111,7 @@ func NewRSNewReplicas(p *Params, all []ReplicaSet, newRS int) (s Sizing, err err
 // Replicas. Where it cannot, newRSSize does. Field by field, in
 // place: a Sizing has more fields than the Go compiler keeps in registers,
 // and copying one just built reads back stores the processor cannot yet
-// forward, which cost NewRSNewReplicas more than upstream's whole function.
+// forward (a stall of about a dozen cycles).
 func plainSizing(s *Sizing, p *Params, surge int32, total int64, was int32) bool {
 	maxTotal := int64(p.Replicas) + int64(surge)
 	if surge < 0 || maxTotal > math.MaxInt32 || total > math.MaxInt32 {
