@@ -288,6 +288,14 @@ func ParseScenario(data []byte) (*Scenario, error) {
 	}
 	if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
 		return nil, errors.New("empty scenario: want a mapping with at least objects (the Deployments) and steps")
+	} else if t[0] != '{' {
+		// A scalar (a list is read as objects by deploysim, but not here).
+		what := map[byte]string{'"': "text", '[': "a list"}[t[0]]
+		if what == "" {
+			what = string(t)
+		}
+		first := 1 + leadingBlankLines(data)
+		return nil, fmt.Errorf("line %d: not a scenario: want a mapping with at least objects (the Deployments) and steps, not %s", first, what)
 	}
 	sc := &Scenario{}
 	strict, err := sjson.UnmarshalStrict(js, sc)
@@ -319,4 +327,17 @@ func (sc *Scenario) Marshal() ([]byte, error) {
 	}
 	buf.Write(out)
 	return buf.Bytes(), nil
+}
+
+// leadingBlankLines counts the blank and comment lines before data's first
+// line with content.
+func leadingBlankLines(data []byte) int {
+	n := 0
+	for line := range bytes.Lines(data) {
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
+			break
+		}
+		n++
+	}
+	return n
 }

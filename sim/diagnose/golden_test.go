@@ -70,7 +70,8 @@ func TestGoldens(t *testing.T) {
 
 // TestPasteGoldens explains each paste of testdata/clusters/pastes (dumps
 // as users post them: old apiVersions, fragments, cut-short Lists,
-// broken lines, dumps without ReplicaSets or pods; see the README there)
+// broken lines, dumps without ReplicaSets or pods, kubectl describe and
+// kubectl get's table as .txt; see the README there)
 // and compares what `deploysim explain` prints, the report or the error,
 // with NAME.explain.txt beside it (-update rewrites them).
 func TestPasteGoldens(t *testing.T) {
@@ -81,7 +82,7 @@ func TestPasteGoldens(t *testing.T) {
 	}
 	n := 0
 	for _, f := range files {
-		if ext := filepath.Ext(f); strings.Contains(filepath.Base(f), ".explain.") || ext != ".yaml" && ext != ".json" {
+		if ext := filepath.Ext(f); strings.Contains(filepath.Base(f), ".explain.") || ext != ".yaml" && ext != ".json" && ext != ".txt" {
 			continue
 		}
 		n++

@@ -36,9 +36,11 @@
 //
 // # Fragments and cut pastes
 //
-// A status: block, the fields of a status, or an object without metadata
+// A status: block, the fields of a status, an object without metadata,
+// the text of kubectl describe or the table kubectl get prints without -o
 // is an error that says what it is and what to run instead (kubectl get
-// deploy,rs,pods -o yaml); a List with items but no kind (kubectl prints
+// deploy,rs,pods -o yaml; [KubectlText] tells such input from other YAML
+// by its top level alone); a List with items but no kind (kubectl prints
 // it after them), and YAML or JSON that ends inside a value, an error
 // that says the paste looks truncated; a YAML syntax error elsewhere, one
 // that says the line looks broken.

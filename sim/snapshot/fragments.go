@@ -1,8 +1,10 @@
 package snapshot
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -38,9 +40,9 @@ func fragment(raw []byte) string {
 		if len(keys) > 1 {
 			what = "the " + strings.Join(keys, ":, ") + ": blocks"
 		}
-		return fmt.Sprintf("%s without the object it belongs to (no apiVersion, kind or metadata.name): explain reads whole objects, with their status: %s", what, getState)
+		return fmt.Sprintf("%s without the object it belongs to (no apiVersion, kind or metadata.name): explain and a run read whole objects, with their status: %s", what, getState)
 	case !slices.ContainsFunc(keys, func(k string) bool { return !statusFields[k] }):
-		return fmt.Sprintf("the fields of a status (%s) without the object they belong to: explain reads whole objects, with their status: %s", strings.Join(keys, ", "), getState)
+		return fmt.Sprintf("the fields of a status (%s) without the object they belong to: explain and a run read whole objects, with their status: %s", strings.Join(keys, ", "), getState)
 	}
 	return ""
 }
@@ -60,4 +62,104 @@ func truncatedList(lastLine int) error {
 		at = fmt.Sprintf(" (it ends at line %d)", lastLine)
 	}
 	return fmt.Errorf("kind: required value: a List with items but no kind: List after them, where kubectl prints it: the paste looks truncated%s; give the whole output of %s", at, getState)
+}
+
+// KubectlText reports whether data is kubectl's output without whole
+// objects: the text of kubectl describe, the table kubectl get prints
+// without -o, or a part of an object — a first document whose top-level
+// fields are only status:, spec: or metadata:, or a status's fields. Parse
+// refuses such input with an error that says what it is and what to run
+// instead; a program that tells Kubernetes objects from input of its own
+// (deploysim's scenarios, which have none of these fields) sends it to
+// Parse. It reads the first document's top-level lines only (a flow
+// document is decoded when it is no larger than 64 KiB).
+func KubectlText(data []byte) bool {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		return len(t) <= 64<<10 && fragment(t) != ""
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if _, msg := notObjects(lines); msg != "" {
+		return true
+	}
+	return fragmentKeys(lines)
+}
+
+// notObjects recognises the text of kubectl describe and the table of
+// kubectl get by their first line with content: it returns that line
+// (1-based) and what the input is, with what to run instead ("" for any
+// other input).
+func notObjects(lines []string) (int, string) {
+	first := leadingBlank(lines)
+	if first == len(lines) {
+		return 0, ""
+	}
+	head := strings.TrimRight(strings.TrimPrefix(lines[first], "\ufeff"), " \t\r\n")
+	if describeName.MatchString(head) {
+		// kubectl describe prints Namespace (namespaced kinds) or Labels
+		// (Nodes) right below the name.
+		for _, l := range lines[first+1 : min(len(lines), first+4)] {
+			if describeField.MatchString(l) {
+				return first + 1, "the text of kubectl describe, which leaves out what explain and a run read (owner references, templates, each pod's state): " + getState
+			}
+		}
+	}
+	cols := tableGap.Split(head, -1)
+	if len(cols) < 2 || head[0] == ' ' {
+		return 0, ""
+	}
+	named := false
+	for _, c := range cols {
+		if !tableColumn.MatchString(c) {
+			return 0, ""
+		}
+		named = named || c == "NAME" || c == "NAMESPACE" || c == "LAST SEEN"
+	}
+	if !named {
+		return 0, ""
+	}
+	return first + 1, fmt.Sprintf("the table kubectl get prints (columns %s), not the objects, which -o yaml prints: %s", strings.Join(cols, ", "), getState)
+}
+
+var (
+	describeName  = regexp.MustCompile(`^Name:\s+\S`)
+	describeField = regexp.MustCompile(`^(Namespace|Labels|CreationTimestamp|Annotations):(\s|$)`)
+	// tableGap separates kubectl's columns (two spaces at least);
+	// tableColumn is a column's header, such as NAME, UP-TO-DATE,
+	// LAST SEEN or CPU(cores).
+	tableGap    = regexp.MustCompile(`\s{2,}|\t`)
+	tableColumn = regexp.MustCompile(`^[A-Z][A-Z0-9-]*(?: [A-Z0-9-]+)*(?:\([a-z%]+\))?$`)
+)
+
+// fragmentKeys reports whether the first document of lines has top-level
+// keys and all of them are those of a part of an object (see fragment).
+// The top level is the first content line's indentation: the fields of a
+// status copied from a dump keep theirs.
+func fragmentKeys(lines []string) bool {
+	n, indent := 0, -1
+	for i, l := range lines {
+		t := strings.TrimRight(l, " \t\r\n")
+		if t == "---" || strings.HasPrefix(t, "--- ") {
+			if n > 0 || i > leadingBlank(lines) {
+				break
+			}
+			continue
+		}
+		body := strings.TrimLeft(t, " ")
+		if body == "" || body[0] == '#' {
+			continue
+		}
+		if indent < 0 {
+			indent = len(t) - len(body)
+		}
+		if len(t)-len(body) > indent {
+			continue
+		}
+		key, _, ok := strings.Cut(body, ":")
+		if len(t)-len(body) < indent || !ok || !(key == "status" || key == "spec" || key == "metadata" || statusFields[key]) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }

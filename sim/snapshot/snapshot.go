@@ -162,6 +162,9 @@ func Parse(data []byte, name string, o Options) (*Snapshot, error) {
 		docs, err = jsonDocuments(data)
 	} else {
 		b.lines = strings.SplitAfter(string(data), "\n")
+		if line, msg := notObjects(b.lines); msg != "" {
+			return nil, errorAt(Source{name, line}, nil, errors.New(msg))
+		}
 		docs, err = yamlDocuments(b.lines)
 	}
 	if err != nil {

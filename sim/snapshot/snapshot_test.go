@@ -171,6 +171,12 @@ func TestErrors(t *testing.T) {
 		{"NaN", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  priority: .nan\n", "state.yaml: line 5: .nan is not a number JSON, and so an object, can hold"},
 		{"negative rs", "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\nspec: {replicas: -1, selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c}]}}}\n",
 			"state.yaml: line 4: ReplicaSet default/r: spec.replicas: Invalid value: -1: must be greater than or equal to 0 (the API server refuses such an object)"},
+		{"kubectl describe", "\n# kubectl describe deploy web\nName:         web\nNamespace:    shop\nLabels:       app=web\nReplicas:     3 desired | 3 updated\n",
+			"state.yaml: line 3: the text of kubectl describe, which leaves out what explain and a run read"},
+		{"kubectl get table", "NAME   READY   UP-TO-DATE   AVAILABLE   AGE\nweb    3/3     3            3           5d\n",
+			"state.yaml: line 1: the table kubectl get prints (columns NAME, READY, UP-TO-DATE, AVAILABLE, AGE), not the objects, which -o yaml prints: kubectl get deploy,rs,pods -o yaml"},
+		{"kubectl get events table", "LAST SEEN   TYPE      REASON    OBJECT           MESSAGE\n2m          Warning   BackOff   pod/web-1-abcde  Back-off restarting failed container\n",
+			"state.yaml: line 1: the table kubectl get prints (columns LAST SEEN, TYPE, REASON, OBJECT, MESSAGE)"},
 		{"pod type error in list", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: ok}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: bad}\n  status: {phase: [Running]}\n",
 			"state.yaml: line 10: Pod default/bad: status.phase: cannot unmarshal array into"},
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/deploymath/deploymath/sim/internal/inputlimit"
+	"github.com/deploymath/deploymath/sim/snapshot"
 	"sigs.k8s.io/yaml"
 )
 
@@ -54,12 +55,21 @@ func head(file string) []byte {
 // List, kubectl get -o yaml|json output) rather than a scenario: its first
 // document has apiVersion or kind at its top level (a scenario has
 // neither; a List as kubectl prints it has kind at its end), or is a
-// sequence. It
-// reads the text, without decoding the document, so that any size costs
-// little: the top-level keys of a block mapping are the lines that start
-// at column 0, and those of JSON are read token by token. Other flow
-// documents are decoded when they are small enough to be a scenario.
+// sequence; or whether it is kubectl's output without whole objects
+// (kubectl describe, kubectl get's table, a status: block:
+// snapshot.KubectlText), which the reader of objects refuses saying what
+// it is and what to run instead, where the reader of scenarios could only
+// name a field it does not know. It reads the text, without decoding the
+// document, so that any size costs little: the top-level keys of a block
+// mapping are the lines that start at column 0, and those of JSON are
+// read token by token. Other flow documents are decoded when they are
+// small enough to be a scenario.
 func isManifest(data []byte) bool {
+	return hasObjectKeys(data) || snapshot.KubectlText(data)
+}
+
+// hasObjectKeys is isManifest for objects.
+func hasObjectKeys(data []byte) bool {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	started := false
 	for len(data) > 0 {

@@ -140,6 +140,9 @@ func TestIsManifest(t *testing.T) {
 		{"name: web\n---\nkind: Pod\n", false},              // the second document
 		{`{"name": "web", "objects": [{"kind": "Deployment"}]}`, false},
 		{"{name: web, objects: [{kind: Deployment}]}", false},
+		{"status:\n  replicas: 3\n", true},                      // a part of an object: the reader of objects says so
+		{"Name:       web\nNamespace:  shop\n", true},           // kubectl describe
+		{"NAME   READY   UP-TO-DATE   AVAILABLE   AGE\n", true}, // kubectl get's table
 		{"", false},
 	} {
 		if got := isManifest([]byte(tc.doc)); got != tc.want {
@@ -203,5 +206,27 @@ func TestIncompleteDumpRun(t *testing.T) {
 	errb.Reset()
 	if code := run([]string{"explain", paste}, &out, &errb); code != 0 || !strings.Contains(out.String(), "  missing: the snapshot holds none of its replica sets") {
 		t.Errorf("explain: exit %d, stdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+}
+
+// TestPastesWithoutObjects: a what-happens-next run of kubectl's output
+// that holds no whole object (a status block, a status's grepped fields,
+// kubectl describe, kubectl get's table) refuses it with explain's error,
+// which says what it is and what to run instead, not with the scenario
+// reader's unknown field; exit code 2.
+func TestPastesWithoutObjects(t *testing.T) {
+	const dir = "../../../testdata/clusters/pastes/"
+	for _, paste := range []string{"status-block.yaml", "rs-status-grepped.yaml", "describe-deployment.txt", "get-table.txt"} {
+		golden, err := os.ReadFile(dir + strings.TrimSuffix(paste, filepath.Ext(paste)) + ".explain.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.TrimPrefix(string(golden), "error: "+paste)
+		for _, args := range [][]string{{dir + paste}, {"explain", dir + paste}} {
+			var out, errb bytes.Buffer
+			if code := run(args, &out, &errb); code != 2 || errb.String() != dir+paste+want {
+				t.Errorf("deploysim %s: exit %d, stderr:\n%s\nwant exit 2 and\n%s", strings.Join(args, " "), code, errb.String(), dir+paste+want)
+			}
+		}
 	}
 }
