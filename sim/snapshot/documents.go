@@ -59,7 +59,7 @@ func yamlDocuments(lines []string) ([]document, error) {
 				if line, v := yamlline.NonJSONNumber(lines[start:end]); line > 0 && strings.Contains(err.Error(), "unsupported value") {
 					return fmt.Errorf("line %d: %s is not a number JSON, and so an object, can hold", start+line, v)
 				}
-				return yamlError(err, start, last)
+				return yamlError(err, start, last, lines)
 			}
 		}
 		if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
@@ -140,8 +140,9 @@ var yamlLine = regexp.MustCompile(`^(?:yaml: )?(?:unmarshal errors:\s*)?line (\d
 // whole input (the parser counts from the document's first line, offset
 // 0-based), and says what a syntax error in kubectl's output, which is
 // valid YAML, means: the paste was cut short when the error is at its last
-// line (last, 1-based), else a line was broken.
-func yamlError(err error, offset, last int) error {
+// line (last, 1-based), else a line was broken, or re-indented with a tab
+// (kubectl prints none; lines are the whole input's).
+func yamlError(err error, offset, last int, lines []string) error {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
 	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
 		n, _ := strconv.Atoi(msg[m[2]:m[3]])
@@ -149,6 +150,8 @@ func yamlError(err error, offset, last int) error {
 		hint := ""
 		switch {
 		case strings.Contains(text, "already set in map"):
+		case line <= len(lines) && strings.Contains(lines[line-1][:len(lines[line-1])-len(strings.TrimLeft(lines[line-1], " \t"))], "\t"):
+			hint = ": a tab in the indentation: YAML indents with spaces, and kubectl prints none, so the paste was re-indented: indent with spaces"
 		case line >= last:
 			hint = ": the input ends there: if it is a paste of kubectl's output, it looks truncated"
 		default:

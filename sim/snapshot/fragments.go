@@ -67,9 +67,10 @@ func truncatedList(lastLine int) error {
 // KubectlText reports whether data is kubectl's output without whole
 // objects: the text of kubectl describe, the table kubectl get prints
 // without -o, or a part of an object — a first document whose top-level
-// fields are only status:, spec: or metadata:, or a status's fields. Parse
-// refuses such input with an error that says what it is and what to run
-// instead; a program that tells Kubernetes objects from input of its own
+// fields are only status:, spec: or metadata:, or a status's fields — or
+// a paste with what YAML cannot hold around it (a Markdown code fence, the
+// command line first). Parse refuses such input with an error that says
+// what it is and what to do instead; a program that tells Kubernetes objects from input of its own
 // (deploysim's scenarios, which have none of these fields) sends it to
 // Parse. It reads the first document's top-level lines only (a flow
 // document is decoded when it is no larger than 64 KiB).
@@ -86,15 +87,25 @@ func KubectlText(data []byte) bool {
 }
 
 // notObjects recognises the text of kubectl describe and the table of
-// kubectl get by their first line with content: it returns that line
-// (1-based) and what the input is, with what to run instead ("" for any
-// other input).
+// kubectl get by their first line with content, and what a paste carries
+// around the objects that YAML cannot hold: a Markdown code fence (from
+// an issue or a chat) or the command line that printed them. It returns
+// the line (1-based) and what the input is, with what to do instead (""
+// for any other input).
 func notObjects(lines []string) (int, string) {
+	for i, l := range lines {
+		if strings.HasPrefix(l, "```") {
+			return i + 1, fmt.Sprintf("a Markdown code fence (%s): give only the text between the fences", strings.TrimRight(l, " \t\r\n"))
+		}
+	}
 	first := leadingBlank(lines)
 	if first == len(lines) {
 		return 0, ""
 	}
 	head := strings.TrimRight(strings.TrimPrefix(lines[first], "\ufeff"), " \t\r\n")
+	if commandLine.MatchString(head) {
+		return first + 1, fmt.Sprintf("the command line %q before its output: remove that line", head)
+	}
 	if describeName.MatchString(head) {
 		// kubectl describe prints Namespace (namespaced kinds) or Labels
 		// (Nodes) right below the name.
@@ -122,6 +133,9 @@ func notObjects(lines []string) (int, string) {
 }
 
 var (
+	// commandLine is a shell prompt and a kubectl command, or a kubectl
+	// command alone.
+	commandLine   = regexp.MustCompile(`^(?:\S*[$%#>]\s*)?(?:kubectl|oc|k)\s+(?:get|describe)\b`)
 	describeName  = regexp.MustCompile(`^Name:\s+\S`)
 	describeField = regexp.MustCompile(`^(Namespace|Labels|CreationTimestamp|Annotations):(\s|$)`)
 	// tableGap separates kubectl's columns (two spaces at least);

@@ -21,15 +21,19 @@ func TestKubectlText(t *testing.T) {
 		{"  availableReplicas: 1\n  replicas: 3\n", true}, // grepped, with its indentation
 		{"replicas: 3\nconditions: []\n", true},
 		{`{"status": {"replicas": 3}}`, true},
+		{"```yaml\napiVersion: v1\nkind: Pod\n```\n", true},
+		{"$ kubectl get deploy -o yaml\napiVersion: v1\n", true},
+		{"kubectl describe deploy web\nName:  web\n", true},
 		{"apiVersion: v1\nkind: Pod\n", false},
-		{"name: web\nseed: 1\nsteps: []\n", false},         // a scenario
-		{"replicas: 3\nsteps: []\n", false},                // one key of a scenario's
-		{"status:\n  replicas: 3\n---\nkind: Pod\n", true}, // the first document decides
-		{"Name:   web\nImage:  nginx\n", false},            // not describe's second line
-		{"NAME: web\n", false},                             // a mapping, not a table
-		{"NAME   web\n", false},                            // one header, one value
-		{"Name   Ready\n", false},                          // not kubectl's capitals
-		{"  status:\n    replicas: 1\nkind: Pod\n", false}, // less indented below: not YAML
+		{"apiVersion: v1\nkind: ConfigMap\ndata:\n  README.md: |\n    ```sh\n    make\n    ```\n", false}, // a fence inside a block scalar is indented
+		{"name: web\nseed: 1\nsteps: []\n", false},                                                        // a scenario
+		{"replicas: 3\nsteps: []\n", false},                                                               // one key of a scenario's
+		{"status:\n  replicas: 3\n---\nkind: Pod\n", true},                                                // the first document decides
+		{"Name:   web\nImage:  nginx\n", false},                                                           // not describe's second line
+		{"NAME: web\n", false},                                                                            // a mapping, not a table
+		{"NAME   web\n", false},                                                                           // one header, one value
+		{"Name   Ready\n", false},                                                                         // not kubectl's capitals
+		{"  status:\n    replicas: 1\nkind: Pod\n", false},                                                // less indented below: not YAML
 		{`{"name": "web", "steps": []}`, false},
 		{"", false},
 	} {

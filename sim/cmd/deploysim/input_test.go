@@ -211,12 +211,13 @@ func TestIncompleteDumpRun(t *testing.T) {
 
 // TestPastesWithoutObjects: a what-happens-next run of kubectl's output
 // that holds no whole object (a status block, a status's grepped fields,
-// kubectl describe, kubectl get's table) refuses it with explain's error,
+// kubectl describe, kubectl get's table) or what YAML cannot hold around
+// objects (a Markdown fence, the command line) refuses it with explain's error,
 // which says what it is and what to run instead, not with the scenario
 // reader's unknown field; exit code 2.
 func TestPastesWithoutObjects(t *testing.T) {
 	const dir = "../../../testdata/clusters/pastes/"
-	for _, paste := range []string{"status-block.yaml", "rs-status-grepped.yaml", "describe-deployment.txt", "get-table.txt"} {
+	for _, paste := range []string{"status-block.yaml", "rs-status-grepped.yaml", "describe-deployment.txt", "get-table.txt", "fenced.yaml", "command-line.yaml"} {
 		golden, err := os.ReadFile(dir + strings.TrimSuffix(paste, filepath.Ext(paste)) + ".explain.txt")
 		if err != nil {
 			t.Fatal(err)
