@@ -268,6 +268,10 @@ func ParseScenario(data []byte) (*Scenario, error) {
 	if err := inputlimit.Check(data, "", inputlimit.Scenario); err != nil {
 		return nil, err
 	}
+	data, err := yamlline.FromUTF16(data)
+	if err != nil {
+		return nil, err
+	}
 	if err := textErrors(data); err != nil {
 		return nil, err
 	}

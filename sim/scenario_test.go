@@ -1,12 +1,14 @@
 package sim
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -230,5 +232,44 @@ func TestScenarioTextErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestParseScenarioUTF16: a scenario saved as UTF-16 with a byte order mark
+// (PowerShell's >) is read as its UTF-8 text is, errors naming the same
+// lines.
+func TestParseScenarioUTF16(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(scenarioDir, "crashloop-deadline-undo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	utf16le := func(s string) []byte {
+		out := []byte{0xff, 0xfe}
+		for _, u := range utf16.Encode([]rune(s)) {
+			out = binary.LittleEndian.AppendUint16(out, u)
+		}
+		return out
+	}
+	want, err := ParseScenario(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseScenario(utf16le(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := want.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := got.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(w), string(g)); diff != "" {
+		t.Errorf("UTF-16 scenario (-UTF-8 +UTF-16):\n%s", diff)
+	}
+	if _, err := ParseScenario(utf16le("name: x\nseed: 1\nstepz: []\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("error %v, want it at line 3", err)
 	}
 }

@@ -3,7 +3,8 @@
 // managedFields, resourceVersions, status and ownerReferences), several
 // YAML documents separated by "---", single objects, bare manifests as
 // written by hand, and the same in JSON (`-o json`, one or several
-// objects). It gives typed objects, grouped per Deployment into what
+// objects); UTF-8 text or, as kubectl reads a file, UTF-16 with a byte
+// order mark (PowerShell's > writes it). It gives typed objects, grouped per Deployment into what
 // [rollout.Plan] needs, so that a tool can explain a rollout
 // (sim/diagnose) or a simulator start from it (deploysim, sim.State).
 //

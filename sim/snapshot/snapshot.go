@@ -133,6 +133,10 @@ func Parse(data []byte, name string, o Options) (*Snapshot, error) {
 	if err := inputlimit.Check(data, name, inputlimit.State); err != nil {
 		return nil, err
 	}
+	data, err := yamlline.FromUTF16(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	if line, col, c := yamlline.InvalidUTF8(data); line > 0 {
 		return nil, fmt.Errorf("%s: line %d: byte 0x%02x at column %d is not UTF-8: kubectl prints UTF-8 text", name, line, c, col)
 	}
@@ -157,7 +161,6 @@ func Parse(data []byte, name string, o Options) (*Snapshot, error) {
 	}
 	b := newBuilder(name, o, 0)
 	var docs []document
-	var err error
 	if isJSON {
 		docs, err = jsonDocuments(data)
 	} else {

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
 	"github.com/deploymath/deploymath/sim/internal/inputlimit"
+	"github.com/deploymath/deploymath/sim/internal/yamlline"
 	"github.com/deploymath/deploymath/sim/snapshot"
 	"sigs.k8s.io/yaml"
 )
@@ -29,7 +31,13 @@ func readInput(file string) (data []byte, manifest bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	manifest = isManifest(data)
+	// read as kubectl reads a file: UTF-16 with a byte order mark too
+	// (what PowerShell's > writes)
+	text, err := yamlline.FromUTF16(data)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", file, err)
+	}
+	manifest = isManifest(text)
 	kind := inputlimit.Scenario
 	if manifest {
 		kind = inputlimit.State

@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // laughs is YAML whose aliases expand 500 bytes to 6.4 GiB, under
@@ -228,6 +231,35 @@ func TestPastesWithoutObjects(t *testing.T) {
 			if code := run(args, &out, &errb); code != 2 || errb.String() != dir+paste+want {
 				t.Errorf("deploysim %s: exit %d, stderr:\n%s\nwant exit 2 and\n%s", strings.Join(args, " "), code, errb.String(), dir+paste+want)
 			}
+		}
+	}
+}
+
+// TestUTF16Dump: a dump saved as UTF-16 with a byte order mark
+// (PowerShell's >) is read as objects, as kubectl reads such a file, and
+// gives the run and explain what its UTF-8 text gives.
+func TestUTF16Dump(t *testing.T) {
+	const paste = "../../../testdata/clusters/pastes/powershell-utf16.yaml"
+	data, err := os.ReadFile("../../../testdata/clusters/pastes/command-line.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(data), "\n") // without the command line
+	utf8File := filepath.Join(t.TempDir(), "powershell-utf16.yaml")
+	if err := os.WriteFile(utf8File, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{}, {"explain"}} {
+		var out16, err16, out8, err8 bytes.Buffer
+		code16 := run(append(slices.Clone(args), paste), &out16, &err16)
+		code8 := run(append(slices.Clone(args), utf8File), &out8, &err8)
+		got := strings.ReplaceAll(out16.String()+err16.String(), paste, "FILE")
+		want := strings.ReplaceAll(out8.String()+err8.String(), utf8File, "FILE")
+		if code16 != code8 || got != want {
+			t.Errorf("deploysim %v: UTF-16 exit %d, UTF-8 exit %d; output (-UTF-8 +UTF-16):\n%s", args, code16, code8, cmp.Diff(want, got))
+		}
+		if !strings.Contains(got, "checkout") {
+			t.Errorf("deploysim %v: output does not name the Deployment:\n%s", args, got)
 		}
 	}
 }

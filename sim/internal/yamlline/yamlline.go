@@ -3,13 +3,18 @@
 // or "steps[2].setImage.image", so that an error about a field can name
 // its line. It reads the text's indentation (block style, with flow-style
 // values ending the search), not a parse tree: the decoders that report
-// field paths (sigs.k8s.io/yaml through JSON) keep no positions.
+// field paths (sigs.k8s.io/yaml through JSON) keep no positions. It also
+// reads the text's encoding as kubectl does (FromUTF16) and finds its
+// first byte that is not UTF-8 (InvalidUTF8).
 package yamlline
 
 import (
+	"encoding/binary"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -407,6 +412,37 @@ func PathAt(lines []string, line int) string {
 		b.WriteString(segs[j])
 	}
 	return b.String()
+}
+
+// FromUTF16 returns data as UTF-8 when it starts with a UTF-16 byte order
+// mark, little- or big-endian (what PowerShell's > writes), as kubectl
+// reads a file (a BOM chooses the encoding, UTF-8 otherwise); any other
+// data is returned as it is. data is not modified. An odd number of bytes
+// after the mark is an error: the text was cut inside a character.
+// Unpaired surrogates become U+FFFD, as kubectl's decoder makes them.
+func FromUTF16(data []byte) ([]byte, error) {
+	var order binary.ByteOrder
+	switch {
+	case len(data) >= 2 && data[0] == 0xff && data[1] == 0xfe:
+		order = binary.LittleEndian
+	case len(data) >= 2 && data[0] == 0xfe && data[1] == 0xff:
+		order = binary.BigEndian
+	default:
+		return data, nil
+	}
+	body := data[2:]
+	if len(body)%2 != 0 {
+		return nil, fmt.Errorf("UTF-16 text (its byte order mark) cut inside a character: %d bytes after the mark", len(body))
+	}
+	units := make([]uint16, len(body)/2)
+	for i := range units {
+		units[i] = order.Uint16(body[2*i:])
+	}
+	out := make([]byte, 0, len(units)+len(units)/8)
+	for _, r := range utf16.Decode(units) {
+		out = utf8.AppendRune(out, r)
+	}
+	return out, nil
 }
 
 // InvalidUTF8 returns the line and column (1-based, in bytes) of the

@@ -1,11 +1,14 @@
 package yamlline
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 // TestFind: paths into a List's items, nested lists with and without an
@@ -179,4 +182,36 @@ func TestSeqLineIsFind(t *testing.T) {
 		}
 	}
 	t.Logf("%d lines compared", compared)
+}
+
+// TestFromUTF16: text with a UTF-16 byte order mark, either endianness,
+// is read as UTF-8 (surrogate pairs included); anything else is returned
+// as given; half a character at the end is an error; data is not
+// modified.
+func TestFromUTF16(t *testing.T) {
+	const text = "apiVersion: v1\nkind: Pod\nmetadata: {name: café-🚀}\n"
+	units := utf16.Encode([]rune(text))
+	le, be := []byte{0xff, 0xfe}, []byte{0xfe, 0xff}
+	for _, u := range units {
+		le = binary.LittleEndian.AppendUint16(le, u)
+		be = binary.BigEndian.AppendUint16(be, u)
+	}
+	for name, in := range map[string][]byte{"little-endian": le, "big-endian": be} {
+		before := bytes.Clone(in)
+		got, err := FromUTF16(in)
+		if err != nil || string(got) != text {
+			t.Errorf("%s: FromUTF16 = %q, %v; want %q", name, got, err, text)
+		}
+		if !bytes.Equal(in, before) {
+			t.Errorf("%s: the input was modified", name)
+		}
+	}
+	for _, in := range [][]byte{[]byte(text), []byte("\ufeff" + text), nil, {0xff}} {
+		if got, err := FromUTF16(in); err != nil || !bytes.Equal(got, in) {
+			t.Errorf("FromUTF16(%q) = %q, %v; want it unchanged", in, got, err)
+		}
+	}
+	if _, err := FromUTF16(le[:len(le)-1]); err == nil || !strings.Contains(err.Error(), "cut inside a character") {
+		t.Errorf("odd length: error %v", err)
+	}
 }
