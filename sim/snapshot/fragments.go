@@ -66,14 +66,15 @@ func truncatedList(lastLine int) error {
 
 // KubectlText reports whether data is kubectl's output without whole
 // objects: the text of kubectl describe, the table kubectl get prints
-// without -o, or a part of an object — a first document whose top-level
-// fields are only status:, spec: or metadata:, or a status's fields — or
-// a paste with what YAML cannot hold around it (a Markdown code fence, the
-// command line first). Parse refuses such input with an error that says
-// what it is and what to do instead; a program that tells Kubernetes objects from input of its own
-// (deploysim's scenarios, which have none of these fields) sends it to
-// Parse. It reads the first document's top-level lines only (a flow
-// document is decoded when it is no larger than 64 KiB).
+// without -o, the lines of kubectl rollout status, or a part of an object
+// (a first document whose top-level fields are only status:, spec: or
+// metadata:, or a status's fields); or a paste with what YAML cannot hold
+// around it (a Markdown code fence, the command line first). Parse refuses
+// such input with an error that says what it is and what to do instead; a
+// program that tells Kubernetes objects from input of its own (deploysim's
+// scenarios, which have none of these fields) sends it to Parse. It reads
+// the first document's top-level lines only (a flow document is decoded
+// when it is no larger than 64 KiB).
 func KubectlText(data []byte) bool {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
@@ -86,12 +87,12 @@ func KubectlText(data []byte) bool {
 	return fragmentKeys(lines)
 }
 
-// notObjects recognises the text of kubectl describe and the table of
-// kubectl get by their first line with content, and what a paste carries
-// around the objects that YAML cannot hold: a Markdown code fence (from
-// an issue or a chat) or the command line that printed them. It returns
-// the line (1-based) and what the input is, with what to do instead (""
-// for any other input).
+// notObjects recognises the text of kubectl describe, the table of
+// kubectl get and the lines of kubectl rollout status by their first line
+// with content, and what a paste carries around the objects that YAML
+// cannot hold: a Markdown code fence (from an issue or a chat) or the
+// command line that printed them. It returns the line (1-based) and what
+// the input is, with what to do instead ("" for any other input).
 func notObjects(lines []string) (int, string) {
 	for i, l := range lines {
 		if strings.HasPrefix(l, "```") {
@@ -105,6 +106,9 @@ func notObjects(lines []string) (int, string) {
 	head := strings.TrimRight(strings.TrimPrefix(lines[first], "\ufeff"), " \t\r\n")
 	if commandLine.MatchString(head) {
 		return first + 1, fmt.Sprintf("the command line %q before its output: remove that line", head)
+	}
+	if rolloutStatus.MatchString(head) {
+		return first + 1, "the output of kubectl rollout status, which says how far a rollout got but not why: explain reads the objects: " + getState
 	}
 	if describeName.MatchString(head) {
 		// kubectl describe prints Namespace (namespaced kinds) or Labels
@@ -135,8 +139,10 @@ func notObjects(lines []string) (int, string) {
 var (
 	// commandLine is a shell prompt and a kubectl command, or a kubectl
 	// command alone.
-	commandLine   = regexp.MustCompile(`^(?:\S*[$%#>]\s*)?(?:kubectl|oc|k)\s+(?:get|describe)\b`)
-	describeName  = regexp.MustCompile(`^Name:\s+\S`)
+	commandLine  = regexp.MustCompile(`^(?:\S*[$%#>]\s*)?(?:kubectl|oc|k)\s+(?:get|describe)\b`)
+	describeName = regexp.MustCompile(`^Name:\s+\S`)
+	// rolloutStatus is a line kubectl rollout status prints.
+	rolloutStatus = regexp.MustCompile(`^(?:Waiting for (?:deployment|rollout) |deployment "[^"]*" successfully rolled out$|error: deployment "[^"]*" exceeded its progress deadline$)`)
 	describeField = regexp.MustCompile(`^(Namespace|Labels|CreationTimestamp|Annotations):(\s|$)`)
 	// tableGap separates kubectl's columns (two spaces at least);
 	// tableColumn is a column's header, such as NAME, UP-TO-DATE,

@@ -24,6 +24,9 @@ func TestKubectlText(t *testing.T) {
 		{"```yaml\napiVersion: v1\nkind: Pod\n```\n", true},
 		{"$ kubectl get deploy -o yaml\napiVersion: v1\n", true},
 		{"kubectl describe deploy web\nName:  web\n", true},
+		{"Waiting for deployment \"web\" rollout to finish: 1 out of 3 new replicas have been updated...\n", true},
+		{"deployment \"web\" successfully rolled out\n", true},
+		{"error: deployment \"web\" exceeded its progress deadline\n", true},
 		{"apiVersion: v1\nkind: Pod\n", false},
 		{"apiVersion: v1\nkind: ConfigMap\ndata:\n  README.md: |\n    ```sh\n    make\n    ```\n", false}, // a fence inside a block scalar is indented
 		{"name: web\nseed: 1\nsteps: []\n", false},                                                        // a scenario

@@ -177,6 +177,8 @@ func TestErrors(t *testing.T) {
 			"state.yaml: line 1: the table kubectl get prints (columns NAME, READY, UP-TO-DATE, AVAILABLE, AGE), not the objects, which -o yaml prints: kubectl get deploy,rs,pods -o yaml"},
 		{"kubectl get events table", "LAST SEEN   TYPE      REASON    OBJECT           MESSAGE\n2m          Warning   BackOff   pod/web-1-abcde  Back-off restarting failed container\n",
 			"state.yaml: line 1: the table kubectl get prints (columns LAST SEEN, TYPE, REASON, OBJECT, MESSAGE)"},
+		{"kubectl rollout status", "Waiting for deployment \"web\" rollout to finish: 2 of 3 updated replicas are available...\n",
+			"state.yaml: line 1: the output of kubectl rollout status, which says how far a rollout got but not why: explain reads the objects: kubectl get deploy,rs,pods -o yaml"},
 		{"markdown fence", "```yaml\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n```\n", "state.yaml: line 1: a Markdown code fence (```yaml): give only the text between the fences"},
 		{"closing fence", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n```\n", "state.yaml: line 4: a Markdown code fence (```)"},
 		{"command line", "\nme@host:~$ kubectl get deploy -o yaml\napiVersion: v1\nkind: List\nitems: []\n", `state.yaml: line 2: the command line "me@host:~$ kubectl get deploy -o yaml" before its output: remove that line`},
