@@ -73,8 +73,8 @@ func truncatedList(lastLine int) error {
 // such input with an error that says what it is and what to do instead; a
 // program that tells Kubernetes objects from input of its own (deploysim's
 // scenarios, which have none of these fields) sends it to Parse. It reads
-// the first document's top-level lines only (a flow document is decoded
-// when it is no larger than 64 KiB).
+// the first document's top-level lines and the first bytes of the others
+// (a flow document is decoded when it is no larger than 64 KiB).
 func KubectlText(data []byte) bool {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
