@@ -178,6 +178,9 @@ func textErrors(data []byte) error {
 	if line, col, b := yamlline.InvalidUTF8(data); line > 0 {
 		return atLine(strings.SplitAfter(string(data), "\n"), line, fmt.Sprintf("byte 0x%02x at column %d is not UTF-8: a scenario is UTF-8 text", b, col))
 	}
+	if line, col, c := yamlline.ControlChar(data); line > 0 {
+		return atLine(strings.SplitAfter(string(data), "\n"), line, yamlline.ControlCharError(c, col))
+	}
 	if line, col := inputlimit.Nesting(data); line > 0 {
 		return atLine(strings.SplitAfter(string(data), "\n"), line, fmt.Sprintf("[ and { nested more than %d deep at column %d (inputlimit.MaxNesting)", inputlimit.MaxNesting, col))
 	}

@@ -41,6 +41,7 @@ func TestParseScenarioRefusals(t *testing.T) {
 		{"only comments", "# nothing\n\n", "empty scenario"},
 		{"null", "null\n", "empty scenario"},
 		{"text", "\n# names\ndeployment.apps/checkout\nreplicaset.apps/checkout-575b6f67d6\n", "line 3: not a scenario: want a mapping with at least objects (the Deployments) and steps, not text"},
+		{"colors", "name: x\n\x1b[1msteps\x1b[0m: []\n", "line 2: a terminal escape sequence (ESC, 0x1b) at column 1"},
 		{"number", "42\n", "line 1: not a scenario: want a mapping with at least objects (the Deployments) and steps, not 42"},
 		{"list", "- name: web\n", "line 1: not a scenario: want a mapping with at least objects (the Deployments) and steps, not a list"},
 		{"duplicate key", "name: a\nseed: 1\nname: b\n", `line 3: key "name" already set`},

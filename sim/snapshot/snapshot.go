@@ -140,6 +140,9 @@ func Parse(data []byte, name string, o Options) (*Snapshot, error) {
 	if line, col, c := yamlline.InvalidUTF8(data); line > 0 {
 		return nil, fmt.Errorf("%s: line %d: byte 0x%02x at column %d is not UTF-8: kubectl prints UTF-8 text", name, line, c, col)
 	}
+	if line, col, c := yamlline.ControlChar(data); line > 0 {
+		return nil, fmt.Errorf("%s: line %d: %s", name, line, yamlline.ControlCharError(c, col))
+	}
 	isJSON := false
 	if t := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		isJSON = true

@@ -5,7 +5,8 @@
 // values ending the search), not a parse tree: the decoders that report
 // field paths (sigs.k8s.io/yaml through JSON) keep no positions. It also
 // reads the text's encoding as kubectl does (FromUTF16) and finds its
-// first byte that is not UTF-8 (InvalidUTF8).
+// first byte that is not UTF-8 (InvalidUTF8) or is a control character
+// (ControlChar).
 package yamlline
 
 import (
@@ -464,6 +465,33 @@ func InvalidUTF8(data []byte) (line, col int, b byte) {
 		i += n
 	}
 	return 0, 0, 0
+}
+
+// ControlChar returns the line and column (1-based, in bytes) of the
+// first control character of data that YAML text cannot hold (a C0
+// control other than tab, line feed and carriage return, or DEL), and the
+// byte; line 0 when there is none. kubectl prints none: they come from a
+// terminal (the escape sequences of colors) or a copy of binary data.
+func ControlChar(data []byte) (line, col int, b byte) {
+	line, start := 1, 0
+	for i, c := range data {
+		switch {
+		case c == '\n':
+			line, start = line+1, i+1
+		case c < 0x20 && c != '\t' && c != '\r' || c == 0x7f:
+			return line, i - start + 1, c
+		}
+	}
+	return 0, 0, 0
+}
+
+// ControlCharError is what an error says of the control character b at
+// column col (see ControlChar).
+func ControlCharError(b byte, col int) string {
+	if b == 0x1b {
+		return fmt.Sprintf("a terminal escape sequence (ESC, 0x1b) at column %d, such as the colors kubecolor or yq -C add: kubectl prints none; save its output without colors", col)
+	}
+	return fmt.Sprintf("control character 0x%02x at column %d: YAML text holds none, and kubectl prints none", b, col)
 }
 
 // nonJSON are YAML's floats that JSON has no number for.

@@ -215,3 +215,25 @@ func TestFromUTF16(t *testing.T) {
 		t.Errorf("odd length: error %v", err)
 	}
 }
+
+// TestControlChar: the first C0 control other than tab, LF and CR (and
+// DEL) is found with its line and column; CRLF text and tabs are not
+// controls.
+func TestControlChar(t *testing.T) {
+	for _, tc := range []struct {
+		in        string
+		line, col int
+		b         byte
+	}{
+		{"a: 1\r\nb:\t2\n", 0, 0, 0},
+		{"a: 1\n\x1b[34mb\x1b[0m: 2\n", 2, 1, 0x1b},
+		{"a: x\x00y\n", 1, 5, 0},
+		{"a: 1\nb: 2\nc: \x7f\n", 3, 4, 0x7f},
+		{"", 0, 0, 0},
+	} {
+		line, col, b := ControlChar([]byte(tc.in))
+		if line != tc.line || col != tc.col || b != tc.b {
+			t.Errorf("ControlChar(%q) = %d, %d, %#x; want %d, %d, %#x", tc.in, line, col, b, tc.line, tc.col, tc.b)
+		}
+	}
+}
