@@ -398,9 +398,29 @@ func (b *builder) fieldErrorAt(src Source, ref Ref, err error) error {
 	if p := fieldPath(err.Error()); p != "" && b.lines != nil {
 		if l := yamlline.Find(b.lines, src.Line, p); l > 0 {
 			src.Line = l
+			if mark := elided(b.lines, l); mark != "" {
+				err = fmt.Errorf("%w: the paste leaves it out (%q): delete the field with its lines, or give it whole", err, mark)
+			}
 		}
 	}
 	return errorAt(src, &ref, err)
+}
+
+// elided returns the mark ("..." or "…") a paste left in place of the
+// value of the field at line (1-based) of lines, on its line or alone on
+// the next, "" when there is none.
+func elided(lines []string, line int) string {
+	isMark := func(v string) bool { return v == "..." || v == "…" }
+	_, v, _ := strings.Cut(lines[line-1], ":")
+	if v = strings.TrimSpace(v); isMark(v) {
+		return v
+	}
+	if v == "" && line < len(lines) {
+		if next := strings.TrimSpace(lines[line]); isMark(next) {
+			return next
+		}
+	}
+	return ""
 }
 
 // note records what was done to read the object ref that starts at src.

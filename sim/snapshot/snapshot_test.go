@@ -181,6 +181,8 @@ func TestErrors(t *testing.T) {
 			"state.yaml: line 1: the output of kubectl rollout status, which says how far a rollout got but not why: explain reads the objects: kubectl get deploy,rs,pods -o yaml"},
 		{"colors", "\x1b[34mapiVersion\x1b[0m: v1\nkind: Pod\n", "state.yaml: line 1: a terminal escape sequence (ESC, 0x1b) at column 1, such as the colors kubecolor or yq -C add: kubectl prints none"},
 		{"NUL", "apiVersion: v1\nkind: Pod\nmetadata: {name: \"p\x00\"}\n", "state.yaml: line 3: control character 0x00 at column 20: YAML text holds none, and kubectl prints none"},
+		{"elided", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  managedFields:\n    ...\nspec: {}\n", `state.yaml: line 5: Pod default/p: metadata.managedFields: cannot unmarshal string into []v1.ManagedFieldsEntry: the paste leaves it out ("..."): delete the field with its lines, or give it whole`},
+		{"elided inline", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: …\n", `state.yaml: line 6: Pod default/p: spec.containers: cannot unmarshal string into []v1.Container: the paste leaves it out ("…")`},
 		{"markdown fence", "```yaml\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n```\n", "state.yaml: line 1: a Markdown code fence (```yaml): give only the text between the fences"},
 		{"closing fence", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n```\n", "state.yaml: line 4: a Markdown code fence (```)"},
 		{"command line", "\nme@host:~$ kubectl get deploy -o yaml\napiVersion: v1\nkind: List\nitems: []\n", `state.yaml: line 2: the command line "me@host:~$ kubectl get deploy -o yaml" before its output: remove that line`},
