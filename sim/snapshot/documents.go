@@ -150,7 +150,7 @@ func yamlError(err error, offset, last int, lines []string) error {
 		hint := ""
 		switch {
 		case strings.Contains(text, "already set in map"):
-		case line <= len(lines) && strings.Contains(lines[line-1][:len(lines[line-1])-len(strings.TrimLeft(lines[line-1], " \t"))], "\t"):
+		case line >= 1 && line <= len(lines) && strings.Contains(lines[line-1][:len(lines[line-1])-len(strings.TrimLeft(lines[line-1], " \t"))], "\t"):
 			hint = ": a tab in the indentation: YAML indents with spaces, and kubectl prints none, so the paste was re-indented: indent with spaces"
 		case line >= last:
 			hint = ": the input ends there: if it is a paste of kubectl's output, it looks truncated"

@@ -108,7 +108,7 @@ func notObjects(lines []string) (int, string) {
 		return first + 1, fmt.Sprintf("the command line %q before its output: remove that line", head)
 	}
 	if rolloutStatus.MatchString(head) {
-		return first + 1, "the output of kubectl rollout status, which says how far a rollout got but not why: explain reads the objects: " + getState
+		return first + 1, "the output of kubectl rollout status, which says how far a rollout got but not why: " + getState
 	}
 	if describeName.MatchString(head) {
 		// kubectl describe prints Namespace (namespaced kinds) or Labels

@@ -178,7 +178,7 @@ func TestErrors(t *testing.T) {
 		{"kubectl get events table", "LAST SEEN   TYPE      REASON    OBJECT           MESSAGE\n2m          Warning   BackOff   pod/web-1-abcde  Back-off restarting failed container\n",
 			"state.yaml: line 1: the table kubectl get prints (columns LAST SEEN, TYPE, REASON, OBJECT, MESSAGE)"},
 		{"kubectl rollout status", "Waiting for deployment \"web\" rollout to finish: 2 of 3 updated replicas are available...\n",
-			"state.yaml: line 1: the output of kubectl rollout status, which says how far a rollout got but not why: explain reads the objects: kubectl get deploy,rs,pods -o yaml"},
+			"state.yaml: line 1: the output of kubectl rollout status, which says how far a rollout got but not why: kubectl get deploy,rs,pods -o yaml"},
 		{"colors", "\x1b[34mapiVersion\x1b[0m: v1\nkind: Pod\n", "state.yaml: line 1: a terminal escape sequence (ESC, 0x1b) at column 1, such as the colors kubecolor or yq -C add: kubectl prints none"},
 		{"NUL", "apiVersion: v1\nkind: Pod\nmetadata: {name: \"p\x00\"}\n", "state.yaml: line 3: control character 0x00 at column 20: YAML text holds none, and kubectl prints none"},
 		{"elided", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  managedFields:\n    ...\nspec: {}\n", `state.yaml: line 5: Pod default/p: metadata.managedFields: cannot unmarshal string into []v1.ManagedFieldsEntry: the paste leaves it out ("..."): delete the field with its lines, or give it whole`},
