@@ -275,8 +275,13 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(bareDeployment))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n"))
 	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"r"}}]}`))
+	f.Add([]byte("NAME   READY   AGE\nweb    1/1     5m\n"))
+	f.Add([]byte("  replicas: 3\n  readyReplicas: 3\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse(data, "fuzz.yaml", Options{})
+		if KubectlText(data) && err == nil {
+			t.Fatalf("KubectlText says %q is not whole objects, but Parse reads it", data)
+		}
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
 				t.Fatalf("error does not name the input: %v", err)
