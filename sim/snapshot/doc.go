@@ -40,8 +40,9 @@
 // A status: block, the fields of a status, an object without metadata,
 // the text of kubectl describe or the table kubectl get prints without -o
 // is an error that says what it is and what to run instead, and so are a
-// Markdown code fence, the command line pasted with the output and a
-// terminal's color codes (kubectl get
+// Markdown code fence, the command line pasted with the output, what
+// kubectl wrote to standard error mixed in (2>&1) and a terminal's color
+// codes (kubectl get
 // deploy,rs,pods -o yaml; [KubectlText] tells such input from other YAML
 // by its top level alone); a List with items but no kind (kubectl prints
 // it after them), and YAML or JSON that ends inside a value, an error

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // getState is what to run instead of pasting parts of objects.
@@ -69,7 +70,8 @@ func truncatedList(lastLine int) error {
 // without -o, the lines of kubectl rollout status, or a part of an object
 // (a first document whose top-level fields are only status:, spec: or
 // metadata:, or a status's fields); or a paste with what YAML cannot hold
-// around it (a Markdown code fence, the command line first). Parse refuses
+// around it (a Markdown code fence, the command line first, what kubectl
+// wrote to standard error). Parse refuses
 // such input with an error that says what it is and what to do instead; a
 // program that tells Kubernetes objects from input of its own (deploysim's
 // scenarios, which have none of these fields) sends it to Parse. It reads
@@ -90,50 +92,64 @@ func KubectlText(data []byte) bool {
 // notObjects recognises the text of kubectl describe, the table of
 // kubectl get and the lines of kubectl rollout status by their first line
 // with content, and what a paste carries around the objects that YAML
-// cannot hold: a Markdown code fence (from an issue or a chat) or the
-// command line that printed them. It returns the line (1-based) and what
-// the input is, with what to do instead ("" for any other input).
+// cannot hold: the command line that printed them, a Markdown code fence
+// (from an issue or a chat), what kubectl wrote to standard error (a
+// warning, an error, a klog line) mixed in. It returns the line (1-based)
+// and what the input is, with what to do instead ("" for any other
+// input).
 func notObjects(lines []string) (int, string) {
-	for i, l := range lines {
-		if strings.HasPrefix(l, "```") {
-			return i + 1, fmt.Sprintf("a Markdown code fence (%s): give only the text between the fences", strings.TrimRight(l, " \t\r\n"))
+	first := leadingBlank(lines)
+	if first < len(lines) {
+		if msg := headKind(strings.TrimRight(strings.TrimPrefix(lines[first], "\ufeff"), " \t\r\n"), lines[first+1:]); msg != "" {
+			return first + 1, msg
 		}
 	}
-	first := leadingBlank(lines)
-	if first == len(lines) {
-		return 0, ""
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "```"):
+			return i + 1, fmt.Sprintf("a Markdown code fence (%s): give only the text between the fences", strings.TrimRight(l, " \t\r\n"))
+		case stderrLine.MatchString(l):
+			return i + 1, fmt.Sprintf("a message kubectl wrote to standard error (%s) among its output: save standard output alone (> state.yaml, without 2>&1)", clip(strings.TrimRight(l, " \t\r\n"), 60))
+		}
 	}
-	head := strings.TrimRight(strings.TrimPrefix(lines[first], "\ufeff"), " \t\r\n")
-	if commandLine.MatchString(head) {
-		return first + 1, fmt.Sprintf("the command line %q before its output: remove that line", head)
-	}
-	if rolloutStatus.MatchString(head) {
-		return first + 1, "the output of kubectl rollout status, which says how far a rollout got but not why: " + getState
-	}
-	if describeName.MatchString(head) {
+	return 0, ""
+}
+
+// headKind is what the input is when its first line with content, head,
+// is the command line, a line of kubectl rollout status, the name kubectl
+// describe starts with (rest: the lines after it) or the header of kubectl
+// get's table, with what to do instead; "" otherwise.
+func headKind(head string, rest []string) string {
+	switch {
+	case commandLine.MatchString(head):
+		return fmt.Sprintf("the command line %q before its output: remove that line", head)
+	case rolloutStatus.MatchString(head):
+		return "the output of kubectl rollout status, which says how far a rollout got but not why: " + getState
+	case describeName.MatchString(head):
 		// kubectl describe prints Namespace (namespaced kinds) or Labels
 		// (Nodes) right below the name.
-		for _, l := range lines[first+1 : min(len(lines), first+4)] {
+		for _, l := range rest[:min(len(rest), 3)] {
 			if describeField.MatchString(l) {
-				return first + 1, "the text of kubectl describe, which leaves out what explain and a run read (owner references, templates, each pod's state): " + getState
+				return "the text of kubectl describe, which leaves out what explain and a run read (owner references, templates, each pod's state): " + getState
 			}
 		}
+		return ""
 	}
 	cols := tableGap.Split(head, -1)
 	if len(cols) < 2 || head[0] == ' ' {
-		return 0, ""
+		return ""
 	}
 	named := false
 	for _, c := range cols {
 		if !tableColumn.MatchString(c) {
-			return 0, ""
+			return ""
 		}
 		named = named || c == "NAME" || c == "NAMESPACE" || c == "LAST SEEN"
 	}
 	if !named {
-		return 0, ""
+		return ""
 	}
-	return first + 1, fmt.Sprintf("the table kubectl get prints (columns %s), not the objects, which -o yaml prints: %s", strings.Join(cols, ", "), getState)
+	return fmt.Sprintf("the table kubectl get prints (columns %s), not the objects, which -o yaml prints: %s", strings.Join(cols, ", "), getState)
 }
 
 var (
@@ -141,6 +157,9 @@ var (
 	// command alone.
 	commandLine  = regexp.MustCompile(`^(?:\S*[$%#>]\s*)?(?:kubectl|oc|k)\s+(?:get|describe)\b`)
 	describeName = regexp.MustCompile(`^Name:\s+\S`)
+	// stderrLine is what kubectl writes to standard error: a warning from
+	// the API server, an error, or a klog line (E1127 22:00:01.123456 ...).
+	stderrLine = regexp.MustCompile(`^(?:Warning: |Error from server|error: |[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ )`)
 	// rolloutStatus is a line kubectl rollout status prints.
 	rolloutStatus = regexp.MustCompile(`^(?:Waiting for (?:deployment|rollout) |deployment "[^"]*" successfully rolled out$|error: deployment "[^"]*" exceeded its progress deadline$)`)
 	describeField = regexp.MustCompile(`^(Namespace|Labels|CreationTimestamp|Annotations):(\s|$)`)
@@ -182,4 +201,15 @@ func fragmentKeys(lines []string) bool {
 		n++
 	}
 	return n > 0
+}
+
+// clip shortens s to at most n bytes (at a rune boundary), with "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -27,6 +27,7 @@ func TestKubectlText(t *testing.T) {
 		{"Waiting for deployment \"web\" rollout to finish: 1 out of 3 new replicas have been updated...\n", true},
 		{"deployment \"web\" successfully rolled out\n", true},
 		{"error: deployment \"web\" exceeded its progress deadline\n", true},
+		{"Warning: v1 ComponentStatus is deprecated in v1.19+\napiVersion: v1\nkind: List\n", true},
 		{"apiVersion: v1\nkind: Pod\n", false},
 		{"apiVersion: v1\nkind: ConfigMap\ndata:\n  README.md: |\n    ```sh\n    make\n    ```\n", false}, // a fence inside a block scalar is indented
 		{"name: web\nseed: 1\nsteps: []\n", false},                                                        // a scenario

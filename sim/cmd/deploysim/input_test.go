@@ -220,7 +220,7 @@ func TestIncompleteDumpRun(t *testing.T) {
 // reader's unknown field; exit code 2.
 func TestPastesWithoutObjects(t *testing.T) {
 	const dir = "../../../testdata/clusters/pastes/"
-	for _, paste := range []string{"status-block.yaml", "rs-status-grepped.yaml", "describe-deployment.txt", "get-table.txt", "rollout-status.txt", "fenced.yaml", "command-line.yaml"} {
+	for _, paste := range []string{"status-block.yaml", "rs-status-grepped.yaml", "describe-deployment.txt", "get-table.txt", "rollout-status.txt", "fenced.yaml", "command-line.yaml", "stderr-warning.yaml"} {
 		golden, err := os.ReadFile(dir + strings.TrimSuffix(paste, filepath.Ext(paste)) + ".explain.txt")
 		if err != nil {
 			t.Fatal(err)
