@@ -152,7 +152,8 @@ func yamlError(err error, offset, last int, lines []string) error {
 		case strings.Contains(text, "already set in map"):
 		case line >= 1 && line <= len(lines) && strings.Contains(lines[line-1][:len(lines[line-1])-len(strings.TrimLeft(lines[line-1], " \t"))], "\t"):
 			hint = ": a tab in the indentation: YAML indents with spaces, and kubectl prints none, so the paste was re-indented: indent with spaces"
-		case line >= last:
+		case line >= last && !strings.Contains(text, "mapping values are not allowed"):
+			// (a second ": " on a line is never where a cut leaves off)
 			hint = ": the input ends there: if it is a paste of kubectl's output, it looks truncated"
 		default:
 			hint = ": if this is a paste of kubectl's output, which is valid YAML, this line looks broken (cut, wrapped or re-indented)"

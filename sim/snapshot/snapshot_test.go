@@ -183,6 +183,8 @@ func TestErrors(t *testing.T) {
 		{"NUL", "apiVersion: v1\nkind: Pod\nmetadata: {name: \"p\x00\"}\n", "state.yaml: line 3: control character 0x00 at column 20: YAML text holds none, and kubectl prints none"},
 		{"elided", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  managedFields:\n    ...\nspec: {}\n", `state.yaml: line 5: Pod default/p: metadata.managedFields: cannot unmarshal string into []v1.ManagedFieldsEntry: the paste leaves it out ("..."): delete the field with its lines, or give it whole`},
 		{"elided inline", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: …\n", `state.yaml: line 6: Pod default/p: spec.containers: cannot unmarshal string into []v1.Container: the paste leaves it out ("…")`},
+		{"two colons on the last line", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  a: b: c\n",
+			"state.yaml: line 5: mapping values are not allowed in this context: if this is a paste of kubectl's output, which is valid YAML, this line looks broken"},
 		{"kubectl warning", "Warning: apps/v1beta1 Deployment is deprecated\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
 			"state.yaml: line 1: a message kubectl wrote to standard error (Warning: apps/v1beta1 Deployment is deprecated) among its output: save standard output alone (> state.yaml, without 2>&1)"},
 		{"klog line", "E1127 22:00:01.123456   12345 memcache.go:265] couldn't get current server API group list: Get \"https://10.0.0.1:6443/api?timeout=32s\": dial tcp 10.0.0.1:6443: i/o timeout\napiVersion: v1\nkind: List\nitems: []\n",
