@@ -468,17 +468,18 @@ func InvalidUTF8(data []byte) (line, col int, b byte) {
 }
 
 // ControlChar returns the line and column (1-based, in bytes) of the
-// first control character of data that YAML text cannot hold (a C0
-// control other than tab, line feed and carriage return, or DEL), and the
-// byte; line 0 when there is none. kubectl prints none: they come from a
-// terminal (the escape sequences of colors) or a copy of binary data.
+// first control character of data that neither YAML nor JSON text holds
+// unescaped (a C0 control other than tab, line feed and carriage return),
+// and the byte; line 0 when there is none. kubectl prints none: they come
+// from a terminal (the escape sequences of colors) or a copy of binary
+// data. (DEL is not one: JSON holds it unescaped.)
 func ControlChar(data []byte) (line, col int, b byte) {
 	line, start := 1, 0
 	for i, c := range data {
 		switch {
 		case c == '\n':
 			line, start = line+1, i+1
-		case c < 0x20 && c != '\t' && c != '\r' || c == 0x7f:
+		case c < 0x20 && c != '\t' && c != '\r':
 			return line, i - start + 1, c
 		}
 	}

@@ -228,7 +228,8 @@ func TestControlChar(t *testing.T) {
 		{"a: 1\r\nb:\t2\n", 0, 0, 0},
 		{"a: 1\n\x1b[34mb\x1b[0m: 2\n", 2, 1, 0x1b},
 		{"a: x\x00y\n", 1, 5, 0},
-		{"a: 1\nb: 2\nc: \x7f\n", 3, 4, 0x7f},
+		{"a: 1\nb: 2\nc: \x7f\x01\n", 3, 5, 0x01},
+		{`{"a": "\u001b", "b": "` + "\x7f" + `"}`, 0, 0, 0}, // escaped, and DEL (JSON holds it)
 		{"", 0, 0, 0},
 	} {
 		line, col, b := ControlChar([]byte(tc.in))
