@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -142,4 +143,35 @@ func BenchmarkRolling1Mon2(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchRun(b, sc)
+}
+
+// BenchmarkMemoryLatency is not the simulator's: it times dependent loads,
+// one 64-byte line after another in a random cycle, over a set the size of
+// the L3 cache this VM reports (16 MiB) and over 512 MiB, in ns per load.
+// The large runs above are bound by such loads, and the VM they were
+// measured on has phases in which both figures double (sim/BENCHMARKS.md,
+// "What the VM's slow phase is"): run it beside them to tell which phase a
+// figure was taken in.
+func BenchmarkMemoryLatency(b *testing.B) {
+	for _, mib := range []int{16, 512} {
+		b.Run(fmt.Sprintf("%dMiB", mib), func(b *testing.B) {
+			lines := mib << 20 / 64
+			next := make([]int32, lines*16) // one int32 used per 64-byte line
+			perm := rand.New(rand.NewPCG(1, 2)).Perm(lines)
+			for i, p := range perm {
+				next[p*16] = int32(perm[(i+1)%lines] * 16)
+			}
+			const loads = 1 << 20
+			j := int32(0)
+			for b.Loop() {
+				for range loads {
+					j = next[j]
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/loads, "ns/load")
+			if j < 0 {
+				b.Fatal("unreachable")
+			}
+		})
+	}
 }

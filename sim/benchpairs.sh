@@ -10,7 +10,8 @@
 # 2.5× from one hour to the next (user time with them); so the script
 # first times the reference's BenchmarkRolling150k (78acede: 2.2–2.7 s in
 # a fast phase, 5–6.5 s in a slow one) to say which phase the pairs ran
-# in. Nothing else should run meanwhile.
+# in, and BenchmarkMemoryLatency's dependent loads (16 MiB: 180-250 ns
+# in the slow phase). Nothing else should run meanwhile.
 set -euo pipefail
 ref=${1:?usage: sim/benchpairs.sh REF [BENCHMARK] [PAIRS]}
 bench=${2:-Rolling1kx1k}
@@ -28,6 +29,8 @@ run() { # binary benchmark: prints "seconds user-seconds peak-MB"
 		     END { printf "%.1f s (user %.1f s, %.0f MB)", s, u, m }'
 }
 echo "phase: $ref's BenchmarkRolling150k $(run ref Rolling150k)"
+echo "memory: $(cd "$root/sim" && "$dir/head.test" -test.run '^$' -test.bench '^BenchmarkMemoryLatency$' -test.benchtime 3x |
+	awk '/ns\/load/ { for (i = 1; i < NF; i++) if ($(i+1) == "ns/load") printf "%s %s ns a load; ", $1, $i }')"
 echo
 echo "| pair | load | HEAD | $ref |"
 echo "|---|---|---|---|"
