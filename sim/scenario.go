@@ -298,7 +298,7 @@ func ParseScenario(data []byte) (*Scenario, error) {
 		if what == "" {
 			what = string(t)
 		}
-		first := 1 + leadingBlankLines(data)
+		first := 1 + yamlline.LeadingBlank(strings.SplitAfter(string(data), "\n"))
 		return nil, fmt.Errorf("line %d: not a scenario: want a mapping with at least objects (the Deployments) and steps, not %s", first, what)
 	}
 	sc := &Scenario{}
@@ -331,17 +331,4 @@ func (sc *Scenario) Marshal() ([]byte, error) {
 	}
 	buf.Write(out)
 	return buf.Bytes(), nil
-}
-
-// leadingBlankLines counts the blank and comment lines before data's first
-// line with content.
-func leadingBlankLines(data []byte) int {
-	n := 0
-	for line := range bytes.Lines(data) {
-		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
-			break
-		}
-		n++
-	}
-	return n
 }

@@ -40,10 +40,10 @@ func yamlDocuments(lines []string) ([]document, error) {
 	var docs []document
 	start := 0 // index of the first line of the current document
 	flush := func(end int) error {
-		if leadingBlank(lines[start:end]) == end-start {
+		if yamlline.LeadingBlank(lines[start:end]) == end-start {
 			return nil // blank lines and comments only
 		}
-		first := start + 1 + leadingBlank(lines[start:end])
+		first := start + 1 + yamlline.LeadingBlank(lines[start:end])
 		last := end - trailingBlank(lines[start:end])
 		if d, ok := splitList(lines[start:end], start); ok {
 			d.line, d.lastLine = first, last
@@ -85,20 +85,6 @@ func yamlDocuments(lines []string) ([]document, error) {
 		return nil, err
 	}
 	return docs, nil
-}
-
-// leadingBlank counts the blank and comment lines before a document's
-// first content line.
-func leadingBlank(lines []string) int {
-	n := 0
-	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		if t != "" && !strings.HasPrefix(t, "#") {
-			break
-		}
-		n++
-	}
-	return n
 }
 
 // trailingBlank counts the blank and comment lines after a document's
@@ -150,7 +136,7 @@ func yamlError(err error, offset, last int, lines []string) error {
 		hint := ""
 		switch {
 		case strings.Contains(text, "already set in map"):
-		case line >= 1 && line <= len(lines) && strings.Contains(lines[line-1][:len(lines[line-1])-len(strings.TrimLeft(lines[line-1], " \t"))], "\t"):
+		case line >= 1 && line <= len(lines) && tabIndented(lines[line-1]):
 			hint = ": a tab in the indentation: YAML indents with spaces, and kubectl prints none, so the paste was re-indented: indent with spaces"
 		case line >= last && !strings.Contains(text, "mapping values are not allowed"):
 			// (a second ": " on a line is never where a cut leaves off)
@@ -278,4 +264,9 @@ func splitList(lines []string, offset int) (document, bool) {
 		d.items[k] = ij
 	}
 	return d, true
+}
+
+// tabIndented reports whether line's indentation holds a tab.
+func tabIndented(line string) bool {
+	return strings.Contains(line[:len(line)-len(strings.TrimLeft(line, " \t"))], "\t")
 }

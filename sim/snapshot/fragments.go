@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/deploymath/deploymath/sim/internal/yamlline"
 )
 
 // getState is what to run instead of pasting parts of objects.
@@ -20,6 +22,10 @@ var statusFields = map[string]bool{
 	"availableReplicas": true, "unavailableReplicas": true, "terminatingReplicas": true,
 	"fullyLabeledReplicas": true, "conditions": true, "collisionCount": true,
 }
+
+// objectPart reports whether k is a top-level field of an object that a
+// paste of that part alone starts with.
+func objectPart(k string) bool { return k == "status" || k == "spec" || k == "metadata" }
 
 // fragment says what a document without kind and apiVersion is, when it
 // is a part of an object (a status: block, a status's fields, a spec or
@@ -34,9 +40,8 @@ func fragment(raw []byte) string {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	part := func(k string) bool { return k == "status" || k == "spec" || k == "metadata" }
 	switch {
-	case !slices.ContainsFunc(keys, func(k string) bool { return !part(k) }):
+	case !slices.ContainsFunc(keys, func(k string) bool { return !objectPart(k) }):
 		what := "a " + strings.Join(keys, ": and ") + ": block"
 		if len(keys) > 1 {
 			what = "the " + strings.Join(keys, ":, ") + ": blocks"
@@ -71,12 +76,12 @@ func truncatedList(lastLine int) error {
 // (a first document whose top-level fields are only status:, spec: or
 // metadata:, or a status's fields); or a paste with what YAML cannot hold
 // around it (a Markdown code fence, the command line first, what kubectl
-// wrote to standard error). Parse refuses
-// such input with an error that says what it is and what to do instead; a
-// program that tells Kubernetes objects from input of its own (deploysim's
-// scenarios, which have none of these fields) sends it to Parse. It reads
-// the first document's top-level lines and the first bytes of the others
-// (a flow document is decoded when it is no larger than 64 KiB).
+// wrote to standard error). Parse refuses such input with an error that
+// says what it is and what to do instead; a program that tells Kubernetes
+// objects from input of its own (deploysim's scenarios, which have none of
+// these fields) sends it to Parse. It reads the first document's top-level
+// lines and the first bytes of the others (a flow document is decoded when
+// it is no larger than 64 KiB).
 func KubectlText(data []byte) bool {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
@@ -98,7 +103,7 @@ func KubectlText(data []byte) bool {
 // and what the input is, with what to do instead ("" for any other
 // input).
 func notObjects(lines []string) (int, string) {
-	first := leadingBlank(lines)
+	first := yamlline.LeadingBlank(lines)
 	if first < len(lines) {
 		if msg := headKind(strings.TrimRight(strings.TrimPrefix(lines[first], "\ufeff"), " \t\r\n"), lines[first+1:]); msg != "" {
 			return first + 1, msg
@@ -175,11 +180,11 @@ var (
 // The top level is the first content line's indentation: the fields of a
 // status copied from a dump keep theirs.
 func fragmentKeys(lines []string) bool {
-	n, indent := 0, -1
+	n, indent, first := 0, -1, yamlline.LeadingBlank(lines)
 	for i, l := range lines {
 		t := strings.TrimRight(l, " \t\r\n")
 		if t == "---" || strings.HasPrefix(t, "--- ") {
-			if n > 0 || i > leadingBlank(lines) {
+			if n > 0 || i > first {
 				break
 			}
 			continue
@@ -195,7 +200,7 @@ func fragmentKeys(lines []string) bool {
 			continue
 		}
 		key, _, ok := strings.Cut(body, ":")
-		if len(t)-len(body) < indent || !ok || !(key == "status" || key == "spec" || key == "metadata" || statusFields[key]) {
+		if len(t)-len(body) < indent || !ok || !(objectPart(key) || statusFields[key]) {
 			return false
 		}
 		n++

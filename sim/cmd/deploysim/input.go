@@ -23,7 +23,7 @@ func readInput(file string) (data []byte, manifest bool, err error) {
 	data, err = inputlimit.ReadFile(file, inputlimit.State) // the larger limit
 	var le *inputlimit.Error
 	if errors.As(err, &le) {
-		if !isManifest(head(file)) {
+		if text, err := yamlline.FromUTF16(head(file)); err != nil || !isManifest(text) {
 			le.Kind = inputlimit.Scenario
 		}
 		return nil, false, le

@@ -415,6 +415,20 @@ func PathAt(lines []string, line int) string {
 	return b.String()
 }
 
+// LeadingBlank counts the blank and comment lines before the first line
+// of lines with content.
+func LeadingBlank(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t != "" && !strings.HasPrefix(t, "#") {
+			break
+		}
+		n++
+	}
+	return n
+}
+
 // FromUTF16 returns data as UTF-8 when it starts with a UTF-16 byte order
 // mark, little- or big-endian (what PowerShell's > writes), as kubectl
 // reads a file (a BOM chooses the encoding, UTF-8 otherwise); any other
