@@ -124,13 +124,8 @@ func RollingStep(r *Rolling, p *Params, all []ReplicaSet, newRS int) error {
 			// resolves maxSurge alone here, as NewRSNewReplicas does;
 			// one that does not resolve gets what the rest of this
 			// package resolves ([Params.Limits]).
-			var surge int32
-			if p.Strategy == appsv1.RollingUpdateDeploymentStrategyType {
-				var err error
-				if surge, err = fencepost.Scaled(p.MaxSurge, p.Replicas, true); err != nil {
-					surge, _ = p.Limits()
-				}
-			} else {
+			surge, err := fencepost.Scaled(p.MaxSurge, p.Replicas, true)
+			if err != nil || p.Strategy != appsv1.RollingUpdateDeploymentStrategyType {
 				surge, _ = p.Limits()
 			}
 			if !plainSizing(&r.Sizing, p, surge, total, nrs.Replicas) {
