@@ -263,7 +263,13 @@ func TestPropertyResume(t *testing.T) {
 	resumed := st.resumedOld + st.resumedCleanup
 	t.Logf("%d plans: %d answered by the quiet memo; of the others, %d followed a plan that may be resumed, %d resumed (%.1f%% of those not answered): %d at reconcileOldReplicaSets, %d at the cleanup; %d wrote only the status; not resumed after such a plan: %v",
 		st.plans, st.quiet, st.remembered, resumed, 100*float64(resumed)/float64(max(st.plans-st.quiet, 1)), st.resumedOld, st.resumedCleanup, st.statusOnly, st.missed)
-	if resumed*4 < st.plans-st.quiet || st.resumedOld*10 < resumed || st.resumedCleanup*10 < resumed {
+	// The floors sit about four standard deviations below what 100 cases
+	// of random seeds give (140 runs: 25.0–38.0 % of the plans not
+	// answered resumed, mean 31 %; 11–23 % of those at
+	// reconcileOldReplicaSets, mean 16 %), so that a seed does not fail
+	// the test by chance (floors of 25 % and 10 % failed about one run
+	// in fifty), while a resume path that stopped working still does.
+	if resumed*5 < st.plans-st.quiet || st.resumedOld*20 < resumed || st.resumedCleanup*20 < resumed {
 		t.Errorf("only %d of %d plans resumed (%d at reconcileOldReplicaSets, %d at the cleanup): the property tests too little", resumed, st.plans-st.quiet, st.resumedOld, st.resumedCleanup)
 	}
 }
