@@ -11,7 +11,8 @@
 # first times the reference's BenchmarkRolling150k (78acede: 2.2–2.7 s in
 # a fast phase, 5–6.5 s in a slow one) to say which phase the pairs ran
 # in, and BenchmarkMemoryLatency's dependent loads (16 MiB: 180-250 ns
-# in the slow phase). Nothing else should run meanwhile.
+# in the slow phase, 125-155 ns in a fast one, when 1kx1k took 22-32 s).
+# Nothing else should run meanwhile.
 set -euo pipefail
 ref=${1:?usage: sim/benchpairs.sh REF [BENCHMARK] [PAIRS]}
 bench=${2:-Rolling1kx1k}
