@@ -264,8 +264,8 @@ func TestPropertyResume(t *testing.T) {
 	t.Logf("%d plans: %d answered by the quiet memo; of the others, %d followed a plan that may be resumed, %d resumed (%.1f%% of those not answered): %d at reconcileOldReplicaSets, %d at the cleanup; %d wrote only the status; not resumed after such a plan: %v",
 		st.plans, st.quiet, st.remembered, resumed, 100*float64(resumed)/float64(max(st.plans-st.quiet, 1)), st.resumedOld, st.resumedCleanup, st.statusOnly, st.missed)
 	// The floors sit about four standard deviations below what 100 cases
-	// of random seeds give (140 runs: 25.0–38.0 % of the plans not
-	// answered resumed, mean 31 %; 11–23 % of those at
+	// of random seeds give (60 runs: 25.0–38.0 % of the plans not
+	// answered resumed, mean 31 %; 80 runs: 11–23 % of those at
 	// reconcileOldReplicaSets, mean 16 %), so that a seed does not fail
 	// the test by chance (floors of 25 % and 10 % failed about one run
 	// in fifty), while a resume path that stopped working still does.
